@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+// Role bits, at file level so that other contracts (TaskMarket) can import them as compile-time constants.
+uint8 constant SOLVER_ROLE = 1;
+uint8 constant VERIFIER_ROLE = 2;
+uint8 constant WHISTLEBLOWER_ROLE = 4;
+
+/// @title RoleRegistry
+/// @notice Who plays which role in the Gensyn protocol, and the stake each account has put up.
+/// @dev Every account's stake is split into three buckets:
+///      - free: deposited, usable by the market (lockable) or withdrawable (after unbonding);
+///      - locked: held by the market for a task in progress; only the market moves it (unlock/slash);
+///      - unbonding: on its way out; withdrawable once `releaseAt` has passed.
+///      `totalStaked` is the sum of all three buckets over all accounts and equals the contract's balance
+///      (the contract has no receive/fallback function, so plain transfers revert; only a forced transfer,
+///      e.g. a SELFDESTRUCT beneficiary payment, could make the balance larger).
+///      Slashing never moves ether: it moves locked stake of one account into the free stake of another
+///      (the winner or the treasury), who can then unbond and withdraw it.
+contract RoleRegistry {
+    // ---------------------------------------------------------------- roles
+    uint8 public constant SOLVER = SOLVER_ROLE;
+    uint8 public constant VERIFIER = VERIFIER_ROLE;
+    uint8 public constant WHISTLEBLOWER = WHISTLEBLOWER_ROLE;
+    /// @notice Every role bit this registry knows. Any other bit is rejected.
+    uint8 public constant ALL_ROLES = SOLVER | VERIFIER | WHISTLEBLOWER;
+
+    // ---------------------------------------------------------------- errors
+    error NotOwner();
+    error NotMarket();
+    error MarketAlreadySet();
+    error ZeroAddress();
+    error ZeroAmount();
+    error InvalidRoles(uint8 roles);
+    error InsufficientFreeStake(uint256 available, uint256 requested);
+    error InsufficientLockedStake(uint256 locked, uint256 requested);
+    error NothingToWithdraw();
+    error UnbondingLocked(uint64 releaseAt);
+    error TransferFailed(address to, uint256 amount);
+
+    // ---------------------------------------------------------------- events
+    event MarketSet(address market);
+    /// @param roles the account's roles after this registration (all bits it now holds)
+    event Registered(address indexed account, uint8 roles);
+    event Deposited(address indexed account, uint256 amount);
+    /// @param amount the amount moved from free to unbonding by this request
+    /// @param releaseAt when the account's whole unbonding amount becomes withdrawable
+    event UnbondRequested(address indexed account, uint256 amount, uint64 releaseAt);
+    event Withdrawn(address indexed account, uint256 amount);
+    event Locked(address indexed account, uint256 amount);
+    event Unlocked(address indexed account, uint256 amount);
+    event Slashed(address indexed from, address indexed to, uint256 amount);
+
+    // ---------------------------------------------------------------- state
+    struct Stake {
+        uint256 free;
+        uint256 locked;
+        uint256 unbonding;
+        uint64 releaseAt;
+    }
+
+    address public immutable owner;
+    address public immutable treasury;
+    uint64 public immutable unbondingDelay;
+
+    address public market;
+    uint256 public totalStaked;
+
+    mapping(address => Stake) private _stakes;
+    mapping(address => uint8) private _roles;
+
+    constructor(uint64 unbondingDelay_, address treasury_) {
+        if (treasury_ == address(0)) revert ZeroAddress();
+        owner = msg.sender;
+        treasury = treasury_;
+        unbondingDelay = unbondingDelay_;
+    }
+
+    modifier onlyOwner() {
+        if (msg.sender != owner) revert NotOwner();
+        _;
+    }
+
+    modifier onlyMarket() {
+        if (msg.sender != market) revert NotMarket();
+        _;
+    }
+
+    // ---------------------------------------------------------------- admin
+
+    /// @notice Names the one contract allowed to lock, unlock and slash stake. Can be set once.
+    function setMarket(address market_) external onlyOwner {
+        if (market != address(0)) revert MarketAlreadySet();
+        if (market_ == address(0)) revert ZeroAddress();
+        market = market_;
+        emit MarketSet(market_);
+    }
+
+    // ---------------------------------------------------------------- accounts
+
+    /// @notice Adds `roles` (bit flags) to the caller's roles; any ether sent becomes free stake.
+    function register(uint8 roles) external payable {
+        if (roles == 0 || roles & ~ALL_ROLES != 0) revert InvalidRoles(roles);
+        uint8 updated = _roles[msg.sender] | roles;
+        _roles[msg.sender] = updated;
+        emit Registered(msg.sender, updated);
+        if (msg.value > 0) _deposit(msg.sender, msg.value);
+    }
+
+    /// @notice Adds the ether sent to the caller's free stake.
+    function deposit() external payable {
+        if (msg.value == 0) revert ZeroAmount();
+        _deposit(msg.sender, msg.value);
+    }
+
+    /// @notice Moves `amount` of free stake into unbonding. Every request restarts the unbonding clock for
+    ///         the caller's whole unbonding amount.
+    function requestUnbond(uint256 amount) external {
+        if (amount == 0) revert ZeroAmount();
+        Stake storage s = _stakes[msg.sender];
+        if (s.free < amount) revert InsufficientFreeStake(s.free, amount);
+        // Saturates instead of overflowing: a delay near 2^64 s simply means "never".
+        uint256 release = block.timestamp + unbondingDelay;
+        uint64 releaseAt = release > type(uint64).max ? type(uint64).max : uint64(release);
+        s.free -= amount;
+        s.unbonding += amount;
+        s.releaseAt = releaseAt;
+        emit UnbondRequested(msg.sender, amount, releaseAt);
+    }
+
+    /// @notice Pays out the caller's whole unbonding amount once its release time has come.
+    function withdraw() external {
+        Stake storage s = _stakes[msg.sender];
+        uint256 amount = s.unbonding;
+        if (amount == 0) revert NothingToWithdraw();
+        if (s.releaseAt > block.timestamp) revert UnbondingLocked(s.releaseAt);
+        s.unbonding = 0;
+        s.releaseAt = 0;
+        totalStaked -= amount;
+        emit Withdrawn(msg.sender, amount);
+        _pay(msg.sender, amount);
+    }
+
+    // ---------------------------------------------------------------- market only
+
+    /// @notice Moves `amount` of `account`'s free stake into locked stake.
+    function lock(address account, uint256 amount) external onlyMarket {
+        Stake storage s = _stakes[account];
+        if (s.free < amount) revert InsufficientFreeStake(s.free, amount);
+        s.free -= amount;
+        s.locked += amount;
+        emit Locked(account, amount);
+    }
+
+    /// @notice Moves `amount` of `account`'s locked stake back into its free stake.
+    function unlock(address account, uint256 amount) external onlyMarket {
+        Stake storage s = _stakes[account];
+        if (s.locked < amount) revert InsufficientLockedStake(s.locked, amount);
+        s.locked -= amount;
+        s.free += amount;
+        emit Unlocked(account, amount);
+    }
+
+    /// @notice Moves `amount` of `from`'s locked stake into `to`'s free stake. No ether moves.
+    function slash(address from, uint256 amount, address to) external onlyMarket {
+        if (to == address(0)) revert ZeroAddress();
+        Stake storage s = _stakes[from];
+        if (s.locked < amount) revert InsufficientLockedStake(s.locked, amount);
+        s.locked -= amount;
+        _stakes[to].free += amount;
+        emit Slashed(from, to, amount);
+    }
+
+    // ---------------------------------------------------------------- views
+
+    function stakeOf(address account)
+        external
+        view
+        returns (uint256 free, uint256 locked, uint256 unbonding, uint64 releaseAt)
+    {
+        Stake storage s = _stakes[account];
+        return (s.free, s.locked, s.unbonding, s.releaseAt);
+    }
+
+    function rolesOf(address account) external view returns (uint8) {
+        return _roles[account];
+    }
+
+    /// @notice True when `account` holds every bit of `roles`. False for `roles == 0` (asks for nothing,
+    ///         so it must not pass as a guard).
+    function hasRoles(address account, uint8 roles) external view returns (bool) {
+        return roles != 0 && _roles[account] & roles == roles;
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _deposit(address account, uint256 amount) private {
+        _stakes[account].free += amount;
+        totalStaked += amount;
+        emit Deposited(account, amount);
+    }
+
+    /// @dev Push payment after all effects. A recipient that rejects ether makes the whole call revert.
+    function _pay(address to, uint256 amount) private {
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert TransferFailed(to, amount);
+    }
+}
