@@ -1,0 +1,19 @@
+export {canonicalSpecBytes} from './canonicalSpecBytes.js'
+export {JobSpecError} from './errors.js'
+export {formatIssue, formatPath} from './formatIssue.js'
+export {loadJobSpec} from './loadJobSpec.js'
+export {parseJobSpec} from './parseJobSpec.js'
+export {paymentFor, type Payment} from './paymentFor.js'
+export {
+  activations,
+  jobSpecSchema,
+  layerSchema,
+  layerTypes,
+  optimizerSchema,
+  type JobSpec,
+  type JobSpecInput,
+  type LayerSpec,
+  type ModelSpec,
+  type OptimizerSpec,
+} from './schema.js'
+export {specHash} from './specHash.js'

