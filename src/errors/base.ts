@@ -3,6 +3,8 @@ export type BaseErrorParameters = {
   details?: string | undefined
   /** Path under docs/ that explains the failure. */
   docsPath?: string | undefined
+  /** Process exit code a CLI should use: 2 for bad input, 1 (the default) for everything else. */
+  exitCode?: number | undefined
   cause?: unknown
 }
 
@@ -15,6 +17,7 @@ export class BaseError extends Error {
   readonly shortMessage: string
   readonly details: string | undefined
   readonly docsPath: string | undefined
+  readonly exitCode: number | undefined
 
   constructor(shortMessage: string, parameters: BaseErrorParameters = {}) {
     const lines = [shortMessage]
@@ -24,5 +27,14 @@ export class BaseError extends Error {
     this.shortMessage = shortMessage
     this.details = parameters.details
     this.docsPath = parameters.docsPath
+    this.exitCode = parameters.exitCode
+  }
+}
+
+/** Input the user gave (a file, a flag, a spec) is wrong: exit code 2. */
+export class InvalidInputError extends BaseError {
+  override name = 'InvalidInputError'
+  constructor(shortMessage: string, parameters: Omit<BaseErrorParameters, 'exitCode'> = {}) {
+    super(shortMessage, {...parameters, exitCode: 2})
   }
 }

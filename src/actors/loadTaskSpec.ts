@@ -1,0 +1,13 @@
+import {InvalidInputError} from '../errors/base.js'
+import {jobSpecSchema, type JobSpec, specHash} from '../ml/spec/index.js'
+import type {Connection} from '../protocol/connect.js'
+import type {Task} from '../protocol/types.js'
+
+/** Fetches a task's spec from the blob store (hash-checked on read) and re-validates it. */
+export async function loadTaskSpec(connection: Pick<Connection, 'store'>, task: Pick<Task, 'id' | 'specHash'>): Promise<JobSpec> {
+  const bytes = await connection.store.get(task.specHash)
+  const parsed = jobSpecSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)))
+  if (!parsed.success) throw new InvalidInputError(`task ${task.id}: its spec ${task.specHash} is not a valid job spec`, {details: parsed.error.message})
+  if (specHash(parsed.data) !== task.specHash) throw new InvalidInputError(`task ${task.id}: its spec does not re-hash to ${task.specHash}`)
+  return parsed.data
+}

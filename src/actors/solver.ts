@@ -1,0 +1,134 @@
+import type {Hex} from 'viem'
+
+import type {BackendName} from '../ml/backend/index.js'
+import {trainJob} from '../ml/train/index.js'
+import type {SignedConnection} from '../protocol/connect.js'
+import {ensureRegistered} from '../protocol/ensureRegistered.js'
+import {isRevert} from '../protocol/errors.js'
+import {listTasks} from '../protocol/listTasks.js'
+import {claimTask, commitProof, settleTask} from '../protocol/marketActions.js'
+import type {Task} from '../protocol/types.js'
+import {chainTime} from './chainTime.js'
+import {loadTaskSpec} from './loadTaskSpec.js'
+import {sleep} from './sleep.js'
+import {readSolverState, writeSolverState} from './solverState.js'
+
+export type SolverEvent =
+  | {type: 'ready'; address: Hex; runtime?: string}
+  | {type: 'claimed'; taskId: bigint; gasUsed: bigint}
+  | {type: 'progress'; taskId: bigint; step: number; steps: number; loss: number}
+  | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex}
+  | {type: 'committed'; taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number; runtime: string; gasUsed: bigint}
+  | {type: 'settled'; taskId: bigint; gasUsed: bigint}
+  | {type: 'lost-race'; taskId: bigint; reason: string}
+
+export type SolverOptions = {
+  connection: SignedConnection
+  backend: BackendName
+  /** Keep taking tasks until aborted; otherwise solve one task and return. */
+  loop: boolean
+  maxTasks?: number | undefined
+  pollMs?: number
+  signal?: AbortSignal | undefined
+  onEvent?: (event: SolverEvent) => void
+}
+
+export type SolvedTask = {taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number}
+
+/**
+ * The solver's role loop: take an open task, train it with proof checkpoints, commit the proof root, and
+ * settle its own verified tasks once their challenge window closes. A task it had claimed before a crash is
+ * resumed from its last stored checkpoint.
+ */
+export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
+  const {connection, signal} = options
+  const emit = options.onEvent ?? (() => {})
+  const me = connection.account.address
+  const pollMs = options.pollMs ?? 500
+  const maxTasks = options.maxTasks ?? (options.loop ? Number.POSITIVE_INFINITY : 1)
+  const solved: SolvedTask[] = []
+
+  await ensureRegistered(connection, 'solver')
+  emit({type: 'ready', address: me})
+
+  while (!signal?.aborted) {
+    const tasks = await listTasks(connection)
+    const {timestamp} = await chainTime(connection)
+    await settleMine(tasks.filter((task) => task.solver === me && task.status === 'Verified' && timestamp > task.deadline))
+
+    const unfinished = tasks.find((task) => task.solver === me && task.status === 'Claimed' && timestamp <= task.deadline)
+    const open = tasks.find((task) => task.status === 'Submitted' && timestamp <= task.deadline)
+    const next = unfinished ?? (solved.length < maxTasks ? open : undefined)
+    if (next) {
+      const result = await solveTask(next, next === unfinished)
+      if (result) solved.push(result)
+      if (!options.loop && solved.length >= maxTasks) break
+      continue
+    }
+    if (!options.loop && solved.length >= maxTasks) break
+    await sleep(pollMs, signal)
+  }
+  return solved
+
+  async function settleMine(ready: Task[]): Promise<void> {
+    for (const task of ready) {
+      try {
+        const transaction = await settleTask(connection, task.id)
+        emit({type: 'settled', taskId: task.id, gasUsed: transaction.gasUsed})
+      } catch (error) {
+        if (!isRevert(error, 'InvalidStatus')) throw error // someone else settled it first
+      }
+    }
+  }
+
+  async function solveTask(task: Task, alreadyClaimed: boolean): Promise<SolvedTask | undefined> {
+    if (!alreadyClaimed) {
+      await ensureRegistered(connection, 'solver')
+      try {
+        const claim = await claimTask(connection, task.id)
+        emit({type: 'claimed', taskId: task.id, gasUsed: claim.gasUsed})
+      } catch (error) {
+        if (isRevert(error, 'InvalidStatus', 'DeadlinePassed')) {
+          emit({type: 'lost-race', taskId: task.id, reason: (error as Error & {errorName: string}).errorName})
+          return undefined
+        }
+        throw error
+      }
+    }
+    const spec = await loadTaskSpec(connection, task)
+    const saved = await readSolverState(connection.stateDir, me, task.id)
+    const resume = saved?.checkpoints.at(-1)
+    const stored = [...(saved?.checkpoints ?? [])]
+    const result = await trainJob({
+      spec,
+      store: connection.store,
+      backend: options.backend,
+      signal,
+      resume,
+      onStep: (step, loss) => emit({type: 'progress', taskId: task.id, step, steps: spec.training.steps, loss}),
+      onCheckpoint: async (checkpoint) => {
+        emit({type: 'checkpoint', taskId: task.id, step: checkpoint.step, hash: checkpoint.hash})
+        if (!stored.some((known) => known.step === checkpoint.step)) stored.push(checkpoint)
+        await writeSolverState(connection.stateDir, me, {taskId: task.id, checkpoints: stored})
+      },
+    })
+    if (signal?.aborted) return undefined
+    const commit = await commitProof(connection, task.id, {
+      proofRoot: result.proofRoot,
+      manifestHash: result.manifestHash,
+      checkpointCount: result.checkpoints.length,
+    })
+    const runtime = Object.values(result.runtime).join('/')
+    emit({
+      type: 'committed',
+      taskId: task.id,
+      proofRoot: result.proofRoot,
+      manifestHash: result.manifestHash,
+      checkpoints: result.checkpoints.length,
+      trainingSeconds: result.seconds,
+      runtime,
+      gasUsed: commit.gasUsed,
+    })
+    return {taskId: task.id, proofRoot: result.proofRoot, manifestHash: result.manifestHash, checkpoints: result.checkpoints.length, trainingSeconds: result.seconds}
+  }
+}

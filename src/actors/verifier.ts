@@ -1,0 +1,120 @@
+import type {Hex} from 'viem'
+
+import type {BackendName} from '../ml/backend/index.js'
+import {verifyProof} from '../pol/index.js'
+import type {SignedConnection} from '../protocol/connect.js'
+import {ensureRegistered} from '../protocol/ensureRegistered.js'
+import {isRevert} from '../protocol/errors.js'
+import {listTasks} from '../protocol/listTasks.js'
+import {claimVerification, postVerdict, settleTask} from '../protocol/marketActions.js'
+import type {Task} from '../protocol/types.js'
+import {chainTime} from './chainTime.js'
+import {loadTaskSpec} from './loadTaskSpec.js'
+import {sleep} from './sleep.js'
+
+export type VerifierEvent =
+  | {type: 'ready'; address: Hex}
+  | {type: 'claimed'; taskId: bigint; randomness: Hex; gasUsed: bigint}
+  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
+  | {type: 'verdict'; taskId: bigint; accepted: boolean; reason?: string | undefined; reportHash: Hex; verifySeconds: number; gasUsed: bigint}
+  | {type: 'settled'; taskId: bigint; gasUsed: bigint}
+  | {type: 'lost-race'; taskId: bigint; reason: string}
+
+export type VerifierOptions = {
+  connection: SignedConnection
+  backend: BackendName
+  loop: boolean
+  maxTasks?: number | undefined
+  pollMs?: number
+  signal?: AbortSignal | undefined
+  onEvent?: (event: VerifierEvent) => void
+}
+
+export type VerifiedTask = {taskId: bigint; accepted: boolean; reportHash: Hex}
+
+/**
+ * The verifier's role loop: once a proof is committed and a later block exists, claim the verification
+ * (which reveals the sampling randomness), replay the sampled segments, post the verdict, and settle the
+ * task after its challenge window.
+ */
+export async function runVerifier(options: VerifierOptions): Promise<VerifiedTask[]> {
+  const {connection, signal} = options
+  const emit = options.onEvent ?? (() => {})
+  const me = connection.account.address
+  const pollMs = options.pollMs ?? 500
+  const maxTasks = options.maxTasks ?? (options.loop ? Number.POSITIVE_INFINITY : 1)
+  const verified: VerifiedTask[] = []
+
+  await ensureRegistered(connection, 'verifier')
+  emit({type: 'ready', address: me})
+
+  while (!signal?.aborted) {
+    const tasks = await listTasks(connection)
+    const now = await chainTime(connection)
+    for (const task of tasks.filter((candidate) => candidate.verifier === me && candidate.status === 'Verified' && now.timestamp > candidate.deadline)) {
+      try {
+        const transaction = await settleTask(connection, task.id)
+        emit({type: 'settled', taskId: task.id, gasUsed: transaction.gasUsed})
+      } catch (error) {
+        if (!isRevert(error, 'InvalidStatus')) throw error
+      }
+    }
+    const mine = tasks.find((task) => task.verifier === me && task.status === 'Verifying' && now.timestamp <= task.deadline)
+    const ready = tasks.find(
+      (task) => task.status === 'Committed' && task.solver !== me && now.timestamp <= task.deadline && now.number > task.commitBlock + 1n,
+    )
+    const next = mine ?? (verified.length < maxTasks ? ready : undefined)
+    if (next) {
+      const result = await verifyTask(next, next === mine)
+      if (result) verified.push(result)
+      if (!options.loop && verified.length >= maxTasks) break
+      continue
+    }
+    if (!options.loop && verified.length >= maxTasks) break
+    await sleep(pollMs, signal)
+  }
+  return verified
+
+  async function verifyTask(task: Task, alreadyClaimed: boolean): Promise<VerifiedTask | undefined> {
+    let randomness = task.randomness
+    if (!alreadyClaimed) {
+      await ensureRegistered(connection, 'verifier')
+      try {
+        const claim = await claimVerification(connection, task.id)
+        randomness = claim.randomness
+        emit({type: 'claimed', taskId: task.id, randomness, gasUsed: claim.gasUsed})
+      } catch (error) {
+        if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'RandomnessNotReady')) {
+          emit({type: 'lost-race', taskId: task.id, reason: (error as Error & {errorName: string}).errorName})
+          return undefined
+        }
+        throw error
+      }
+    }
+    const started = performance.now()
+    const spec = await loadTaskSpec(connection, task)
+    const report = await verifyProof({
+      spec,
+      store: connection.store,
+      manifestHash: task.manifestHash,
+      randomness,
+      segments: spec.verification.segments,
+      backend: options.backend,
+      onSegment: (segment) =>
+        emit({type: 'segment', taskId: task.id, segment: segment.segment, startStep: segment.startStep, endStep: segment.endStep, match: segment.match, seconds: segment.seconds}),
+    })
+    if (signal?.aborted) return undefined
+    const reportHash = await connection.store.putJson(report)
+    const verdict = await postVerdict(connection, task.id, report.accepted, reportHash)
+    emit({
+      type: 'verdict',
+      taskId: task.id,
+      accepted: report.accepted,
+      reason: report.reason,
+      reportHash,
+      verifySeconds: (performance.now() - started) / 1000,
+      gasUsed: verdict.gasUsed,
+    })
+    return {taskId: task.id, accepted: report.accepted, reportHash}
+  }
+}

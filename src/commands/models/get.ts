@@ -1,0 +1,32 @@
+import {Args, Flags} from '@oclif/core'
+
+import {fetchModel, type FetchModelResult} from '../../protocol/fetchModel.js'
+import {connect} from '../../protocol/connect.js'
+import {BaseCommand} from '../../ui/baseCommand.js'
+import {connectOptionsFrom} from '../../ui/connectOptions.js'
+import {connectionFlags} from '../../ui/flags.js'
+import {parseTaskId} from '../../ui/parseTaskId.js'
+
+export default class ModelsGet extends BaseCommand {
+  static override summary = "Write a task's trained model to a folder that TensorFlow.js can load."
+  static override description =
+    'Takes the final checkpoint of a settled, accepted task from the blob store (hash-checked), rebuilds the model from the task\'s spec and writes model.json + weights.bin in the tfjs layers format.'
+  static override examples = [
+    {description: 'Fetch the model of task 1', command: '<%= config.bin %> <%= command.id %> 1 --out ./model'},
+    {description: 'Fetch from a shared blob store and print the files as JSON', command: '<%= config.bin %> <%= command.id %> 7 --out ./model --store /shared/blobs --json'},
+  ]
+  static override args = {id: Args.string({description: 'Task id.', required: true})}
+  static override flags = {
+    ...connectionFlags,
+    out: Flags.string({description: 'Folder to write model.json and weights.bin into.', required: true}),
+    force: Flags.boolean({description: 'Also export a task that is not settled as accepted (its proof is unverified).'}),
+  }
+
+  async run(): Promise<FetchModelResult> {
+    const {args, flags} = await this.parse(ModelsGet)
+    const connection = await connect(connectOptionsFrom(flags))
+    const result = await fetchModel({connection, taskId: parseTaskId(args.id), outDir: flags.out, force: flags.force})
+    this.log(`task ${result.taskId}: wrote ${result.files.join(', ')} (checkpoint ${result.checkpoint}, step ${result.step})`)
+    return result
+  }
+}

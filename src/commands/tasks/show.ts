@@ -1,0 +1,28 @@
+import {Args} from '@oclif/core'
+
+import {connect} from '../../protocol/connect.js'
+import {getTask} from '../../protocol/getTask.js'
+import {BaseCommand} from '../../ui/baseCommand.js'
+import {connectOptionsFrom} from '../../ui/connectOptions.js'
+import {connectionFlags} from '../../ui/flags.js'
+import {taskToJson} from '../../ui/taskView.js'
+import {parseTaskId} from '../../ui/parseTaskId.js'
+
+export default class TasksShow extends BaseCommand {
+  static override summary = 'Show one task: its status, parties, escrow, proof and verdict.'
+  static override examples = [
+    {description: 'Task 1 on the local devnet', command: '<%= config.bin %> <%= command.id %> 1'},
+    {description: 'Its proof root, for a script', command: '<%= config.bin %> <%= command.id %> 1 --json | jq -r .proofRoot'},
+  ]
+  static override args = {id: Args.string({description: 'Task id.', required: true})}
+  static override flags = {...connectionFlags}
+
+  async run(): Promise<Record<string, unknown>> {
+    const {args, flags} = await this.parse(TasksShow)
+    const connection = await connect(connectOptionsFrom(flags))
+    const view = taskToJson(await getTask(connection, parseTaskId(args.id)))
+    const width = Math.max(...Object.keys(view).map((key) => key.length))
+    for (const [key, value] of Object.entries(view)) this.log(`${key.padEnd(width)}  ${String(value)}`)
+    return view
+  }
+}

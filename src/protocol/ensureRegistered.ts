@@ -1,0 +1,59 @@
+import {roleRegistryAbi, taskMarketAbi} from '../chain/generated/index.js'
+import type {SignedConnection} from './connect.js'
+import {toProtocolError} from './errors.js'
+import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
+import {Role, type RoleName} from './types.js'
+
+export type StakeInfo = {free: bigint; locked: bigint; unbonding: bigint; releaseAt: bigint}
+
+export async function getStake(connection: Pick<SignedConnection, 'publicClient' | 'contracts'>, address: `0x${string}`, blockNumber?: bigint): Promise<StakeInfo> {
+  try {
+    const [free, locked, unbonding, releaseAt] = await connection.publicClient.readContract({
+      address: connection.contracts.registry,
+      abi: roleRegistryAbi,
+      functionName: 'stakeOf',
+      args: [address],
+      ...(blockNumber === undefined ? {} : {blockNumber}),
+    })
+    return {free, locked, unbonding, releaseAt: BigInt(releaseAt)}
+  } catch (error) {
+    throw toProtocolError('stakeOf', error)
+  }
+}
+
+/** The stake the market locks per task for a role. */
+export async function requiredStake(connection: Pick<SignedConnection, 'publicClient' | 'contracts'>, role: 'solver' | 'verifier'): Promise<bigint> {
+  try {
+    return await connection.publicClient.readContract({
+      address: connection.contracts.market,
+      abi: taskMarketAbi,
+      functionName: role === 'solver' ? 'solverStake' : 'verifierStake',
+    })
+  } catch (error) {
+    throw toProtocolError(`${role}Stake`, error)
+  }
+}
+
+/**
+ * Registers the signer for `role` and tops its free stake up to `tasks` times the per-task stake, so an
+ * actor can start playing with one command. Returns the transaction when one was needed.
+ */
+export async function ensureRegistered(connection: SignedConnection, role: Exclude<RoleName, 'whistleblower'>, tasks = 1): Promise<TransactionResult | undefined> {
+  const address = connection.account.address
+  const [roles, stake, perTask] = await Promise.all([
+    connection.publicClient.readContract({address: connection.contracts.registry, abi: roleRegistryAbi, functionName: 'rolesOf', args: [address]}),
+    getStake(connection, address),
+    requiredStake(connection, role),
+  ])
+  const hasRole = (Number(roles) & Role[role]) !== 0
+  const wanted = perTask * BigInt(tasks)
+  const topUp = stake.free >= wanted ? 0n : wanted - stake.free
+  if (hasRole && topUp === 0n) return undefined
+  return sendContractTransaction(connection, {
+    address: connection.contracts.registry,
+    abi: roleRegistryAbi,
+    functionName: 'register',
+    args: [Role[role]],
+    value: topUp,
+  })
+}

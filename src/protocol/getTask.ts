@@ -1,0 +1,42 @@
+import {taskMarketAbi} from '../chain/generated/index.js'
+import type {Connection} from './connect.js'
+import {toProtocolError} from './errors.js'
+import {type Task, taskStatuses} from './types.js'
+
+export async function getTask(connection: Connection, id: bigint): Promise<Task> {
+  try {
+    const raw = await connection.publicClient.readContract({
+      address: connection.contracts.market,
+      abi: taskMarketAbi,
+      functionName: 'getTask',
+      args: [id],
+    })
+    const status = taskStatuses[Number(raw.status)]
+    if (!status) throw new Error(`unknown task status ${raw.status}`)
+    return {
+      id,
+      submitter: raw.submitter,
+      solver: raw.solver,
+      verifier: raw.verifier,
+      status,
+      accepted: raw.accepted,
+      specHash: raw.specHash,
+      escrow: raw.escrow,
+      solverReward: raw.solverReward,
+      verifierReward: raw.verifierReward,
+      claimTimeout: BigInt(raw.claimTimeout),
+      trainingTimeout: BigInt(raw.trainingTimeout),
+      verificationTimeout: BigInt(raw.verificationTimeout),
+      deadline: BigInt(raw.deadline),
+      submittedAt: BigInt(raw.submittedAt),
+      commitBlock: BigInt(raw.commitBlock),
+      checkpointCount: Number(raw.checkpointCount),
+      proofRoot: raw.proofRoot,
+      manifestHash: raw.manifestHash,
+      randomness: raw.randomness,
+      reportHash: raw.reportHash,
+    }
+  } catch (error) {
+    throw toProtocolError('getTask', error)
+  }
+}

@@ -1,0 +1,52 @@
+import type {Address} from 'viem'
+
+import {roleRegistryAbi, taskMarketAbi} from '../chain/generated/index.js'
+import type {Connection} from '../protocol/connect.js'
+import {getStake} from '../protocol/ensureRegistered.js'
+import type {DevnetAccount} from './devnetAccounts.js'
+
+export type AccountBalance = {address: Address; wallet: bigint; stake: bigint}
+
+export type BalanceSnapshot = {
+  blockNumber: bigint
+  accounts: AccountBalance[]
+  registryBalance: bigint
+  marketBalance: bigint
+  totalStaked: bigint
+  totalEscrow: bigint
+}
+
+/** Wallets, stakes (free + locked + unbonding) and both contracts' holdings, all read at one block. */
+export async function takeBalanceSnapshot(connection: Connection, accounts: readonly DevnetAccount[]): Promise<BalanceSnapshot> {
+  const {publicClient, contracts} = connection
+  const blockNumber = await publicClient.getBlockNumber()
+  const at = {blockNumber}
+  const accountBalances = await Promise.all(
+    accounts.map(async ({address}) => {
+      const [wallet, stake] = await Promise.all([publicClient.getBalance({address, ...at}), getStake(connection, address, blockNumber)])
+      return {address, wallet, stake: stake.free + stake.locked + stake.unbonding}
+    }),
+  )
+  const [registryBalance, marketBalance, totalStaked, totalEscrow] = await Promise.all([
+    publicClient.getBalance({address: contracts.registry, ...at}),
+    publicClient.getBalance({address: contracts.market, ...at}),
+    publicClient.readContract({address: contracts.registry, abi: roleRegistryAbi, functionName: 'totalStaked', ...at}),
+    publicClient.readContract({address: contracts.market, abi: taskMarketAbi, functionName: 'totalEscrow', ...at}),
+  ])
+  return {blockNumber, accounts: accountBalances, registryBalance, marketBalance, totalStaked, totalEscrow}
+}
+
+/** Every wei the accounts paid in fees between two blocks (exclusive, inclusive). */
+export async function gasFeesPaid(connection: Connection, accounts: readonly Address[], fromBlock: bigint, toBlock: bigint): Promise<bigint> {
+  const senders = new Set(accounts.map((address) => address.toLowerCase()))
+  let fees = 0n
+  for (let number = fromBlock + 1n; number <= toBlock; number++) {
+    const block = await connection.publicClient.getBlock({blockNumber: number, includeTransactions: true})
+    for (const transaction of block.transactions) {
+      if (!senders.has(transaction.from.toLowerCase())) continue
+      const receipt = await connection.publicClient.getTransactionReceipt({hash: transaction.hash})
+      fees += receipt.gasUsed * receipt.effectiveGasPrice
+    }
+  }
+  return fees
+}

@@ -1,0 +1,201 @@
+import type {Address, Hex} from 'viem'
+
+import {taskMarketAbi} from '../chain/generated/index.js'
+import type {Connection} from '../protocol/connect.js'
+import {listTasks} from '../protocol/listTasks.js'
+import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
+import {type BalanceSnapshot, gasFeesPaid, takeBalanceSnapshot} from './balances.js'
+import type {SubmissionOutcome} from './createDevnet.js'
+import type {DevnetAccount} from './devnetAccounts.js'
+import type {ResolvedScenario} from './scenario.js'
+import type {ActorHandle} from './spawnActor.js'
+
+const phaseEvents = ['TaskSubmitted', 'TaskClaimed', 'ProofCommitted', 'VerificationClaimed', 'VerdictPosted', 'TaskSettled', 'TaskExpired'] as const
+type PhaseEvent = (typeof phaseEvents)[number]
+
+export type TaskReport = {
+  id: string
+  status: TaskStatus
+  verdict: 'accepted' | 'rejected' | 'none'
+  testAccuracy: number | null
+  submitter: Address
+  solver: Address
+  verifier: Address
+  escrow: string
+  /** Gas of the transactions of each phase. */
+  gasUsed: {submission: string; claim: string; commit: string; verification: string; settlement: string; total: string}
+  /** Chain-clock seconds spent in each phase (block timestamps, so whole seconds). */
+  seconds: {queued: number; training: number; verification: number; challenge: number; total: number}
+  proofRoot: Hex
+  expectations: {ok: boolean; failures: string[]}
+}
+
+export type AccountReport = {
+  index: number
+  role: DevnetAccount['role']
+  address: Address
+  balanceBefore: string
+  balanceAfter: string
+  stakeBefore: string
+  stakeAfter: string
+}
+
+export type DevnetReport = {
+  scenario: string
+  ok: boolean
+  tasks: TaskReport[]
+  accounts: AccountReport[]
+  conservation: {
+    ok: boolean
+    totalBefore: string
+    totalAfter: string
+    gasFees: string
+    registryBalanceMatchesStakes: boolean
+    marketBalanceMatchesEscrow: boolean
+  }
+  actors: {name: string; role: string; exitCode: number | null; signal: string | null}[]
+  failures: string[]
+}
+
+export type BuildReportOptions = {
+  connection: Connection
+  accounts: readonly DevnetAccount[]
+  before: BalanceSnapshot
+  deployBlock: bigint
+  submissions: readonly SubmissionOutcome[]
+  scenario: ResolvedScenario
+  actors: readonly ActorHandle[]
+}
+
+/**
+ * Reads the whole run back from the chain: every task's phases (gas from receipts, time from block
+ * timestamps), every account's money, and the conservation check: wallets + stakes + escrow + gas fees
+ * at the end equal what there was at the start, to the wei.
+ */
+export async function buildReport(options: BuildReportOptions): Promise<DevnetReport> {
+  const {connection, accounts, before, scenario} = options
+  const after = await takeBalanceSnapshot(connection, accounts)
+  const tasks = await listTasks(connection)
+  const events = await readPhaseEvents(connection, options.deployBlock)
+  const accuracyByTask = new Map<string, number>()
+  for (const submission of options.submissions) {
+    const {taskId, testAccuracy} = submission.result ?? {}
+    if (typeof taskId === 'string' && typeof testAccuracy === 'number') accuracyByTask.set(taskId, testAccuracy)
+  }
+
+  const taskReports = tasks.map((task) => taskReport(task, events.get(task.id) ?? new Map(), accuracyByTask.get(task.id.toString()) ?? null, scenario))
+
+  const fees = await gasFeesPaid(connection, accounts.map((account) => account.address), before.blockNumber, after.blockNumber)
+  const total = (snapshot: BalanceSnapshot) =>
+    snapshot.accounts.reduce((sum, account) => sum + account.wallet, 0n) + snapshot.registryBalance + snapshot.marketBalance
+  const totalBefore = total(before)
+  const totalAfter = total(after)
+  const conservation = {
+    ok: totalBefore === totalAfter + fees && after.registryBalance === after.totalStaked && after.marketBalance === after.totalEscrow,
+    totalBefore: totalBefore.toString(),
+    totalAfter: totalAfter.toString(),
+    gasFees: fees.toString(),
+    registryBalanceMatchesStakes: after.registryBalance === after.totalStaked,
+    marketBalanceMatchesEscrow: after.marketBalance === after.totalEscrow,
+  }
+
+  const failures: string[] = []
+  if (tasks.length < scenario.jobs.length) failures.push(`expected ${scenario.jobs.length} tasks, found ${tasks.length}`)
+  for (const report of taskReports) failures.push(...report.expectations.failures.map((failure) => `task ${report.id}: ${failure}`))
+  for (const submission of options.submissions) {
+    if (submission.exit.exitCode !== 0) failures.push(`${submission.submitter} exited with ${submission.exit.exitCode ?? submission.exit.signal}: ${lastLine(submission.exit.stderrTail)}`)
+  }
+  if (!conservation.ok) failures.push('money is not conserved')
+
+  return {
+    scenario: scenario.name,
+    ok: failures.length === 0,
+    tasks: taskReports,
+    accounts: accounts.map((account, index) => ({
+      index: account.index,
+      role: account.role,
+      address: account.address,
+      balanceBefore: before.accounts[index]!.wallet.toString(),
+      balanceAfter: after.accounts[index]!.wallet.toString(),
+      stakeBefore: before.accounts[index]!.stake.toString(),
+      stakeAfter: after.accounts[index]!.stake.toString(),
+    })),
+    conservation,
+    actors: options.actors.map((actor) => ({name: actor.name, role: actor.role, exitCode: actor.exit?.exitCode ?? null, signal: actor.exit?.signal ?? null})),
+    failures,
+  }
+}
+
+type TaskEvents = Map<PhaseEvent, {gasUsed: bigint; timestamp: bigint}>
+
+async function readPhaseEvents(connection: Connection, fromBlock: bigint): Promise<Map<bigint, TaskEvents>> {
+  const byTask = new Map<bigint, TaskEvents>()
+  const timestamps = new Map<bigint, bigint>()
+  for (const eventName of phaseEvents) {
+    const logs = await connection.publicClient.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName, fromBlock})
+    for (const log of logs) {
+      const id = (log.args as {id?: bigint}).id
+      if (id === undefined || log.transactionHash === null || log.blockNumber === null) continue
+      const receipt = await connection.publicClient.getTransactionReceipt({hash: log.transactionHash})
+      if (!timestamps.has(log.blockNumber)) timestamps.set(log.blockNumber, (await connection.publicClient.getBlock({blockNumber: log.blockNumber})).timestamp)
+      const events = byTask.get(id) ?? new Map()
+      events.set(eventName, {gasUsed: receipt.gasUsed, timestamp: timestamps.get(log.blockNumber)!})
+      byTask.set(id, events)
+    }
+  }
+  return byTask
+}
+
+function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null, scenario: ResolvedScenario): TaskReport {
+  const gas = (...names: PhaseEvent[]) => names.reduce((sum, name) => sum + (events.get(name)?.gasUsed ?? 0n), 0n)
+  const at = (name: PhaseEvent) => events.get(name)?.timestamp
+  const span = (from: PhaseEvent, to: PhaseEvent) => {
+    const start = at(from)
+    const end = at(to)
+    return start === undefined || end === undefined ? 0 : Number(end - start)
+  }
+  const end: PhaseEvent = events.has('TaskSettled') ? 'TaskSettled' : 'TaskExpired'
+  const gasUsed = {
+    submission: gas('TaskSubmitted'),
+    claim: gas('TaskClaimed'),
+    commit: gas('ProofCommitted'),
+    verification: gas('VerificationClaimed', 'VerdictPosted'),
+    settlement: gas('TaskSettled', 'TaskExpired'),
+  }
+  const verdict = verdictOf(task)
+  const failures: string[] = []
+  if (task.status !== 'Settled') failures.push(`status ${task.status}, expected Settled`)
+  if (verdict !== scenario.expect.verdict) failures.push(`verdict ${verdict}, expected ${scenario.expect.verdict}`)
+  const minimum = scenario.expect.minTestAccuracy
+  if (minimum !== undefined && scenario.expect.verdict === 'accepted' && (testAccuracy === null || testAccuracy < minimum)) {
+    failures.push(`test accuracy ${testAccuracy ?? 'unknown'}, expected at least ${minimum}`)
+  }
+  return {
+    id: task.id.toString(),
+    status: task.status,
+    verdict,
+    testAccuracy,
+    submitter: task.submitter,
+    solver: task.solver,
+    verifier: task.verifier,
+    escrow: task.escrow.toString(),
+    gasUsed: {...mapValues(gasUsed, String), total: Object.values(gasUsed).reduce((a, b) => a + b, 0n).toString()},
+    seconds: {
+      queued: span('TaskSubmitted', 'TaskClaimed'),
+      training: span('TaskClaimed', 'ProofCommitted'),
+      verification: span('ProofCommitted', 'VerdictPosted'),
+      challenge: span('VerdictPosted', 'TaskSettled'),
+      total: span('TaskSubmitted', end),
+    },
+    proofRoot: task.proofRoot,
+    expectations: {ok: failures.length === 0, failures},
+  }
+}
+
+function mapValues<K extends string, V, W>(record: Record<K, V>, map: (value: V) => W): Record<K, W> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value as V)])) as Record<K, W>
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').at(-1) ?? ''
+}

@@ -1,0 +1,220 @@
+import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+
+import {parseEther} from 'viem'
+
+import {createAnvil} from '../chain/anvil.js'
+import {createClients} from '../chain/clients.js'
+import {deployContracts} from '../chain/deployContracts.js'
+import {writeDevnetConfig} from '../chain/devnetConfig.js'
+import {BaseError} from '../errors/base.js'
+import {connect, type Connection} from '../protocol/connect.js'
+import {type BalanceSnapshot, takeBalanceSnapshot} from './balances.js'
+import {buildReport, type DevnetReport} from './buildReport.js'
+import {type DevnetAccount, devnetAccounts} from './devnetAccounts.js'
+import type {ResolvedScenario} from './scenario.js'
+import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
+
+export type DevnetEvent =
+  | {type: 'phase'; message: string}
+  | {type: 'actor'; actor: string; role: string; event: Record<string, unknown>}
+  | {type: 'actor-exit'; actor: string; exit: ActorExit}
+
+export type DevnetOptions = {
+  scenario: ResolvedScenario
+  stateDir: string
+  /** Overrides the scenario's backend for every actor. */
+  backend?: 'wasm' | 'cpu' | 'gpu' | undefined
+  port?: number | undefined
+  onEvent?: (event: DevnetEvent) => void
+}
+
+export type SubmissionOutcome = {job: string; submitter: string; exit: ActorExit; result: Record<string, unknown> | undefined}
+
+export type Devnet = {
+  readonly rpcUrl: string
+  readonly accounts: DevnetAccount[]
+  readonly actors: ActorHandle[]
+  /** Starts anvil, deploys, funds and writes devnet.json, then spawns the solver and verifier processes. */
+  start(): Promise<void>
+  /** Spawns one submitter process per job (each submitter's jobs in order) and waits for them all. */
+  runJobs(): Promise<SubmissionOutcome[]>
+  /** Stops the actor processes but keeps the chain up, so the report can still read it. */
+  stopActors(): Promise<void>
+  report(submissions: SubmissionOutcome[]): Promise<DevnetReport>
+  /** Stops every actor, then anvil. Safe to call twice, and after a failed start. */
+  stop(): Promise<void>
+}
+
+/**
+ * A local devnet: one anvil, the contracts, and every actor as its own `gensyn` process. It simulates
+ * nothing the protocol does; it only starts the parties and reads the chain afterwards.
+ */
+export function createDevnet(options: DevnetOptions): Devnet {
+  const {scenario} = options
+  const stateDir = path.resolve(options.stateDir)
+  const logDir = path.join(stateDir, 'logs')
+  const storeDir = path.join(stateDir, 'store')
+  const backend = options.backend ?? scenario.backend
+  const accounts = devnetAccounts(scenario.actors)
+  const anvil = createAnvil({port: options.port, blockTime: scenario.chain.blockTime, accounts: accounts.length, balance: scenario.chain.accountBalance})
+  const actors: ActorHandle[] = []
+  const emit = options.onEvent ?? (() => {})
+  let connection: Connection | undefined
+  let before: BalanceSnapshot | undefined
+  let deployBlock = 0n
+  let stopped = false
+  let anvilStopped = false
+
+  const common = () => ['--json', '--state-dir', stateDir, '--backend', backend]
+
+  function spawn(name: string, role: ActorHandle['role'], account: DevnetAccount, args: string[]): ActorHandle {
+    const handle = spawnActor({
+      name,
+      role,
+      account: account.index,
+      args: [...args, '--account', String(account.index), ...common()],
+      logDir,
+      onJson: (event) => emit({type: 'actor', actor: name, role, event}),
+    })
+    actors.push(handle)
+    void handle.exited.then((exit) => emit({type: 'actor-exit', actor: name, exit}))
+    return handle
+  }
+
+  return {
+    get rpcUrl() {
+      return anvil.rpcUrl
+    },
+    accounts,
+    actors,
+
+    async start() {
+      await assertNoDevnetRunning(stateDir)
+      await rm(path.join(stateDir, 'devnet.json'), {force: true})
+      await mkdir(logDir, {recursive: true})
+      await mkdir(storeDir, {recursive: true})
+      await writeProcesses(stateDir, {devnetPid: process.pid, actors: []})
+
+      emit({type: 'phase', message: 'starting anvil'})
+      await anvil.start()
+      const deployer = accounts[0]!
+      const {publicClient, walletClient} = await createClients({rpcUrl: anvil.rpcUrl, privateKey: deployer.privateKey})
+      if (!walletClient) throw new BaseError('devnet: no wallet client for the deployer account')
+      emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; deploying contracts`})
+      const deployed = await deployContracts({
+        publicClient,
+        walletClient,
+        params: {
+          treasury: deployer.address,
+          unbondingDelay: BigInt(scenario.chain.unbondingDelay),
+          challengeWindow: BigInt(scenario.chain.challengeWindow),
+          solverStake: parseEther(scenario.chain.solverStake),
+          verifierStake: parseEther(scenario.chain.verifierStake),
+        },
+      })
+      deployBlock = deployed.deployBlock
+      await writeDevnetConfig(stateDir, {
+        rpcUrl: anvil.rpcUrl,
+        chainId: await publicClient.getChainId(),
+        contracts: {registry: deployed.registry, market: deployed.market},
+        accounts: accounts.map(({index, address, privateKey, role}) => ({index, address, privateKey, role})),
+        storeDir,
+        createdAt: new Date().toISOString(),
+      })
+      connection = await connect({stateDir})
+      before = await takeBalanceSnapshot(connection, accounts)
+      emit({type: 'phase', message: `contracts: market ${deployed.market}, registry ${deployed.registry}`})
+
+      let solverNumber = 0
+      let verifierNumber = 0
+      for (const account of accounts) {
+        if (account.role === 'solver') spawn(`solver-${++solverNumber}`, 'solver', account, ['solve', '--loop'])
+        if (account.role === 'verifier') spawn(`verifier-${++verifierNumber}`, 'verifier', account, ['verify', '--loop'])
+      }
+      await writeProcesses(stateDir, {devnetPid: process.pid, anvilPort: anvil.port, actors: actors.map(({name, pid}) => ({name, pid}))})
+      emit({type: 'phase', message: `spawned ${solverNumber} solvers and ${verifierNumber} verifiers (backend ${backend})`})
+    },
+
+    async runJobs() {
+      const submitters = accounts.filter((account) => account.role === 'submitter')
+      const queues = new Map<DevnetAccount, ResolvedScenario['jobs']>()
+      scenario.jobs.forEach((job, index) => {
+        const submitter = submitters[job.submitter ?? index % submitters.length]
+        if (!submitter) throw new BaseError(`scenario ${scenario.name}: jobs[${index}].submitter: expected an index below ${submitters.length}`)
+        queues.set(submitter, [...(queues.get(submitter) ?? []), job])
+      })
+      const outcomes = await Promise.all(
+        [...queues].map(async ([account, jobs]) => {
+          const results: SubmissionOutcome[] = []
+          for (const [jobNumber, job] of jobs.entries()) {
+            if (stopped) break
+            const name = `submitter-${submitters.indexOf(account) + 1}${jobs.length > 1 ? `-job-${jobNumber + 1}` : ''}`
+            let result: Record<string, unknown> | undefined
+            const handle = spawnActor({
+              name,
+              role: 'submitter',
+              account: account.index,
+              args: ['submit', job.path, '--wait', '--account', String(account.index), ...common()],
+              logDir,
+              onJson: (value) => {
+                result = value
+                emit({type: 'actor', actor: name, role: 'submitter', event: value})
+              },
+            })
+            actors.push(handle)
+            emit({type: 'phase', message: `${name}: submitting ${path.relative(process.cwd(), job.path)}`})
+            const exit = await handle.exited
+            emit({type: 'actor-exit', actor: name, exit})
+            results.push({job: job.path, submitter: name, exit, result})
+          }
+          return results
+        }),
+      )
+      return outcomes.flat()
+    },
+
+    async report(submissions) {
+      if (!connection || !before) throw new BaseError('devnet: report() before start()')
+      return buildReport({connection, accounts, before, deployBlock, submissions, scenario, actors})
+    },
+
+    async stopActors() {
+      stopped = true
+      await Promise.all(actors.map((actor) => actor.stop()))
+    },
+
+    async stop() {
+      if (anvilStopped) return
+      anvilStopped = true
+      await this.stopActors()
+      await anvil.stop()
+      await rm(path.join(stateDir, 'processes.json'), {force: true})
+    },
+  }
+}
+
+type ProcessesFile = {devnetPid: number; anvilPort?: number; actors: {name: string; pid: number | undefined}[]}
+
+async function writeProcesses(stateDir: string, value: ProcessesFile): Promise<void> {
+  await mkdir(stateDir, {recursive: true})
+  await writeFile(path.join(stateDir, 'processes.json'), JSON.stringify(value, null, 2))
+}
+
+async function assertNoDevnetRunning(stateDir: string): Promise<void> {
+  let previous: ProcessesFile
+  try {
+    previous = JSON.parse(await readFile(path.join(stateDir, 'processes.json'), 'utf8')) as ProcessesFile
+  } catch {
+    return
+  }
+  if (previous.devnetPid === process.pid) return
+  try {
+    process.kill(previous.devnetPid, 0)
+  } catch {
+    return // a stale file from a devnet that died
+  }
+  throw new BaseError(`a devnet is already running in ${stateDir} (pid ${previous.devnetPid})`, {
+    details: 'Stop it with Ctrl-C, or pass another --state-dir.',
+  })
+}

@@ -1,0 +1,24 @@
+import {type Address, type Hex, toHex} from 'viem'
+import {mnemonicToAccount} from 'viem/accounts'
+
+/** anvil's well-known development mnemonic: its accounts are funded at genesis. */
+export const devnetMnemonic = 'test test test test test test test test test test test junk'
+
+export type DevnetRole = 'treasury' | 'submitter' | 'solver' | 'verifier'
+export type DevnetAccount = {index: number; address: Address; privateKey: Hex; role: DevnetRole}
+
+/** Account 0 deploys and is the treasury; then submitters, solvers and verifiers in that order. */
+export function devnetAccounts(actors: {submitters: number; solvers: number; verifiers: number}): DevnetAccount[] {
+  const roles: DevnetRole[] = [
+    'treasury',
+    ...Array<DevnetRole>(actors.submitters).fill('submitter'),
+    ...Array<DevnetRole>(actors.solvers).fill('solver'),
+    ...Array<DevnetRole>(actors.verifiers).fill('verifier'),
+  ]
+  return roles.map((role, index) => {
+    const account = mnemonicToAccount(devnetMnemonic, {addressIndex: index})
+    const privateKey = account.getHdKey().privateKey
+    if (!privateKey) throw new Error(`no private key derived for devnet account ${index}`)
+    return {index, address: account.address, privateKey: toHex(privateKey), role}
+  })
+}

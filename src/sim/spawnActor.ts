@@ -1,0 +1,88 @@
+import {createWriteStream} from 'node:fs'
+import path from 'node:path'
+import {createInterface} from 'node:readline'
+
+import {execa} from 'execa'
+
+import {packageRoot} from './scenario.js'
+
+export type ActorRole = 'submitter' | 'solver' | 'verifier'
+
+export type ActorExit = {exitCode: number | undefined; signal: string | undefined; stderrTail: string}
+
+export type ActorHandle = {
+  name: string
+  role: ActorRole
+  account: number
+  pid: number | undefined
+  /** How the process ended, once it has. */
+  readonly exit: ActorExit | undefined
+  /** Resolves when the process exits, never rejects. */
+  exited: Promise<ActorExit>
+  /** SIGTERM (the actor finishes its current step), then SIGKILL after a grace period. */
+  stop(): Promise<ActorExit>
+}
+
+export type SpawnActorOptions = {
+  name: string
+  role: ActorRole
+  account: number
+  /** Arguments after `gensyn`, e.g. ['solve', '--loop']. */
+  args: string[]
+  logDir: string
+  onJson?: (value: Record<string, unknown>) => void
+}
+
+const runScript = path.join(packageRoot, 'bin', 'run.js')
+
+/**
+ * Starts one actor as its own process running the same CLI a user runs. Its stdout and stderr go to
+ * `<logDir>/<name>.log`; JSON lines on stdout are handed to `onJson`. The child gets our pid so it stops
+ * by itself if we die without a chance to stop it.
+ */
+export function spawnActor(options: SpawnActorOptions): ActorHandle {
+  const log = createWriteStream(path.join(options.logDir, `${options.name}.log`), {flags: 'a'})
+  const child = execa(process.execPath, [runScript, ...options.args], {
+    env: {GENSYN_PARENT_PID: String(process.pid), FORCE_COLOR: '0'},
+    stdin: 'ignore',
+    reject: false,
+    cleanup: true,
+    forceKillAfterDelay: 3000,
+    buffer: false,
+  })
+  let stderrTail = ''
+  const lines = createInterface({input: child.stdout!})
+  lines.on('line', (line) => {
+    log.write(`${line}\n`)
+    if (!line.startsWith('{')) return
+    try {
+      options.onJson?.(JSON.parse(line) as Record<string, unknown>)
+    } catch {
+      // Pretty-printed JSON spans lines; the caller reads the final object from the log instead.
+    }
+  })
+  child.stderr!.on('data', (chunk: Buffer) => {
+    log.write(chunk)
+    stderrTail = (stderrTail + chunk.toString()).slice(-2000)
+  })
+  let exit: ActorExit | undefined
+  const exited: Promise<ActorExit> = child.then((result) => {
+    log.end()
+    exit = {exitCode: result.exitCode, signal: result.signal, stderrTail}
+    return exit
+  })
+  return {
+    get exit() {
+      return exit
+    },
+    name: options.name,
+    role: options.role,
+    account: options.account,
+    pid: child.pid,
+    exited,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      return exited
+    },
+  }
+}

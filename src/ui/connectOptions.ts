@@ -1,0 +1,24 @@
+import type {ConnectOptions} from '../protocol/connect.js'
+
+type ConnectionFlagValues = {
+  'rpc-url'?: string | undefined
+  'private-key'?: string | undefined
+  account?: number | undefined
+  market?: string | undefined
+  registry?: string | undefined
+  'state-dir': string
+  store?: string | undefined
+}
+
+export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = false): ConnectOptions {
+  return {
+    rpcUrl: flags['rpc-url'],
+    privateKey: flags['private-key'],
+    account: flags.account,
+    market: flags.market,
+    registry: flags.registry,
+    stateDir: flags['state-dir'],
+    storeDir: flags.store,
+    needsSigner,
+  }
+}

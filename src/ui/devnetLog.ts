@@ -1,0 +1,89 @@
+import {formatEther} from 'viem'
+
+import type {DevnetReport} from '../sim/buildReport.js'
+import type {DevnetEvent} from '../sim/createDevnet.js'
+import {renderTable} from './taskView.js'
+
+/**
+ * Plain-text narration of a devnet run: one line per protocol event, training progress at each quarter,
+ * so the output reads the same on a terminal, a pipe or a CI log.
+ */
+export function createDevnetLog(write: (line: string) => void): (event: DevnetEvent) => void {
+  const quarters = new Map<string, number>()
+  return (event) => {
+    if (event.type === 'phase') return write(`devnet  ${event.message}`)
+    if (event.type === 'actor-exit') {
+      if (event.exit.exitCode !== 0) write(`${event.actor.padEnd(12)} exited with ${event.exit.exitCode ?? event.exit.signal}`)
+      return
+    }
+    const line = describe(event.event, quarters, event.actor)
+    if (line) write(`${event.actor.padEnd(12)} ${line}`)
+  }
+}
+
+function describe(event: Record<string, unknown>, quarters: Map<string, number>, actor: string): string | undefined {
+  const task = `task ${String(event.taskId ?? '?')}`
+  switch (event.type) {
+    case 'ready':
+      return `ready as ${String(event.address)}`
+    case 'claimed':
+      return event.randomness ? `${task}: verification claimed (randomness ${String(event.randomness).slice(0, 10)}…)` : `${task}: claimed`
+    case 'progress': {
+      const quarter = Math.floor((Number(event.step) / Number(event.steps)) * 4)
+      const key = `${actor}:${String(event.taskId)}`
+      if (quarter <= (quarters.get(key) ?? 0)) return undefined
+      quarters.set(key, quarter)
+      return `${task}: training ${event.step}/${event.steps}, loss ${Number(event.loss).toFixed(4)}`
+    }
+    case 'committed':
+      return `${task}: committed ${event.checkpoints} checkpoints in ${Number(event.trainingSeconds).toFixed(1)} s (runtime ${String(event.runtime)})`
+    case 'segment':
+      return `${task}: segment ${event.segment} steps ${event.startStep}-${event.endStep} ${event.match ? 'matches' : 'DIFFERS'}`
+    case 'verdict':
+      return `${task}: verdict ${event.accepted ? 'accepted' : `rejected (${String(event.reason ?? 'mismatch')})`}`
+    case 'settled':
+      return `${task}: settled`
+    case 'lost-race':
+      return `${task}: taken by another actor`
+    default:
+      if (typeof event.taskId === 'string' && 'status' in event) {
+        return `${task}: ${String(event.status)}, verdict ${String(event.verdict)}${typeof event.testAccuracy === 'number' ? `, test accuracy ${event.testAccuracy.toFixed(4)}` : ''}`
+      }
+      return undefined
+  }
+}
+
+export function renderReport(report: DevnetReport): string {
+  const tasks = renderTable(
+    ['TASK', 'STATUS', 'VERDICT', 'TEST ACC', 'GAS', 'TRAIN s', 'VERIFY s', 'TOTAL s'],
+    report.tasks.map((task) => [
+      task.id,
+      task.status,
+      task.verdict,
+      task.testAccuracy === null ? '-' : task.testAccuracy.toFixed(4),
+      task.gasUsed.total,
+      String(task.seconds.training),
+      String(task.seconds.verification),
+      String(task.seconds.total),
+    ]),
+  )
+  const accounts = renderTable(
+    ['#', 'ROLE', 'ADDRESS', 'WALLET Δ (ETH)', 'STAKE Δ (ETH)'],
+    report.accounts.map((account) => [
+      String(account.index),
+      account.role,
+      account.address,
+      signedEther(BigInt(account.balanceAfter) - BigInt(account.balanceBefore)),
+      signedEther(BigInt(account.stakeAfter) - BigInt(account.stakeBefore)),
+    ]),
+  )
+  const conservation = report.conservation.ok
+    ? `money conserved: every wei accounted for (gas fees ${formatEther(BigInt(report.conservation.gasFees))} ETH)`
+    : `MONEY NOT CONSERVED: before ${report.conservation.totalBefore}, after ${report.conservation.totalAfter} + fees ${report.conservation.gasFees}`
+  const verdict = report.ok ? `scenario ${report.scenario}: every expectation held` : `scenario ${report.scenario} FAILED:\n  ${report.failures.join('\n  ')}`
+  return ['', tasks, '', accounts, '', conservation, verdict].join('\n')
+}
+
+function signedEther(wei: bigint): string {
+  return `${wei >= 0n ? '+' : ''}${formatEther(wei)}`
+}

@@ -1,0 +1,41 @@
+import {Flags} from '@oclif/core'
+
+/** Flags every role command shares: where the chain is, who signs, where blobs live. */
+export const connectionFlags = {
+  'rpc-url': Flags.string({
+    description: 'JSON-RPC URL of the chain. Defaults to the devnet in --state-dir.',
+    env: 'GENSYN_RPC_URL',
+    helpGroup: 'CONNECTION',
+  }),
+  'private-key': Flags.string({
+    description: 'Private key (0x + 64 hex) that signs transactions.',
+    env: 'GENSYN_PRIVATE_KEY',
+    helpGroup: 'CONNECTION',
+    exclusive: ['account'],
+  }),
+  account: Flags.integer({
+    description: 'Index of a devnet account (from <state-dir>/devnet.json) that signs transactions.',
+    min: 0,
+    helpGroup: 'CONNECTION',
+  }),
+  market: Flags.string({description: 'TaskMarket contract address (defaults to the devnet one).', env: 'GENSYN_MARKET', helpGroup: 'CONNECTION'}),
+  registry: Flags.string({description: 'RoleRegistry contract address (defaults to the devnet one).', env: 'GENSYN_REGISTRY', helpGroup: 'CONNECTION'}),
+  'state-dir': Flags.string({
+    description: 'Folder that holds devnet.json, logs and local state.',
+    default: '.gensyn',
+    env: 'GENSYN_STATE_DIR',
+    helpGroup: 'CONNECTION',
+  }),
+  store: Flags.string({
+    description: 'Content-addressed blob store folder (defaults to the devnet one, else <state-dir>/store).',
+    env: 'GENSYN_STORE',
+    helpGroup: 'CONNECTION',
+  }),
+}
+
+export const backendFlag = Flags.string({
+  description: 'TensorFlow.js backend: wasm (default, bit-for-bit repeatable), cpu, or gpu (needs @tensorflow/tfjs-node-gpu).',
+  options: ['wasm', 'cpu', 'gpu'] as const,
+  default: 'wasm',
+  env: 'GENSYN_BACKEND',
+})

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict'
+
+import {runCommand} from '@oclif/test'
+
+import {repoRoot, runGensyn} from '../helpers/cli.js'
+
+describe('gensyn submit: input validation', function () {
+  this.timeout(60_000)
+
+  const cases = [
+    {what: 'malformed YAML', file: 'test/fixtures/bad/malformed.yaml', message: /malformed YAML/},
+    {what: 'an unknown layer', file: 'test/fixtures/bad/unknown-layer.yaml', message: /model\.layers\[1\]\.type.*lstm/},
+    {what: 'a negative learning rate', file: 'test/fixtures/bad/negative-lr.yaml', message: /training\.optimizer\.learningRate.*-0\.1/},
+    {what: 'a missing file', file: 'test/fixtures/bad/does-not-exist.yaml', message: /not found.*does-not-exist\.yaml/},
+  ]
+  for (const {what, file, message} of cases) {
+    it(`rejects ${what} with one line naming the field, exit code 2, no stack trace`, async () => {
+      const run = await runGensyn(['submit', file, '--dry-run'])
+      assert.equal(run.exitCode, 2)
+      const stderr = String(run.stderr).trim()
+      assert.equal(stderr.split('\n').length, 1, `expected one line, got:\n${stderr}`)
+      assert.match(stderr, /^Error: /)
+      assert.match(stderr, message)
+      assert.doesNotMatch(stderr, /\s+at\s.+:\d+:\d+/)
+    })
+  }
+
+  it('prints the stack trace only with --debug', async () => {
+    const run = await runGensyn(['submit', 'test/fixtures/bad/negative-lr.yaml', '--dry-run', '--debug'])
+    assert.equal(run.exitCode, 2)
+    assert.match(String(run.stderr), /\s+at\s.+:\d+:\d+/)
+  })
+
+  it('reports the failure as JSON with --json', async () => {
+    const run = await runGensyn(['submit', 'test/fixtures/bad/unknown-layer.yaml', '--dry-run', '--json'])
+    assert.equal(run.exitCode, 2)
+    const {error} = JSON.parse(String(run.stdout)) as {error: {name: string; message: string}}
+    assert.equal(error.name, 'JobSpecError')
+    assert.match(error.message, /model\.layers\[1\]\.type/)
+  })
+
+  it('--dry-run validates a good spec without any chain (runCommand)', async () => {
+    const {stdout, error} = await runCommand(['submit', 'fixtures/jobs/mnist-mlp.yaml', '--dry-run', '--json', '--state-dir', '/nonexistent'], {root: repoRoot})
+    assert.equal(error, undefined)
+    const result = JSON.parse(stdout) as {dryRun: boolean; specHash: string; escrow: string}
+    assert.equal(result.dryRun, true)
+    assert.match(result.specHash, /^0x[0-9a-f]{64}$/)
+    assert.ok(BigInt(result.escrow) > 0n)
+  })
+
+  it('refuses to submit without a devnet or --rpc-url, in one line', async () => {
+    const run = await runGensyn(['submit', 'fixtures/jobs/mnist-mlp.yaml', '--state-dir', '/nonexistent'])
+    assert.notEqual(run.exitCode, 0)
+    assert.equal(String(run.stderr).trim().split('\n').length, 1)
+    assert.match(String(run.stderr), /devnet/)
+  })
+})

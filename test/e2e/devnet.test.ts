@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict'
+import {existsSync} from 'node:fs'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import * as tf from '@tensorflow/tfjs'
+
+import {repoRoot, runGensyn} from '../helpers/cli.js'
+import {processesMatching, waitFor} from '../helpers/processes.js'
+
+type Report = {
+  ok: boolean
+  tasks: {id: string; status: string; verdict: string; testAccuracy: number | null; gasUsed: Record<string, string>; seconds: Record<string, number>}[]
+  accounts: {role: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}[]
+  conservation: {ok: boolean; totalBefore: string; totalAfter: string; gasFees: string}
+  failures: string[]
+}
+
+function lastJsonLine(stdout: string): Report {
+  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
+  assert.ok(line, `no JSON on stdout:\n${stdout}`)
+  return JSON.parse(line) as Report
+}
+
+function assertNoOrphans(stateDir: string): void {
+  const left = processesMatching(stateDir)
+  assert.deepEqual(left, [], `processes left behind: ${left.map((entry) => entry.cmdline).join('\n')}`)
+}
+
+async function anvilPortOf(stateDir: string): Promise<number> {
+  const config = JSON.parse(await readFile(path.join(stateDir, 'devnet.json'), 'utf8')) as {rpcUrl: string}
+  return Number(new URL(config.rpcUrl).port)
+}
+
+describe('gensyn devnet up (real anvil, real actor processes, real training)', function () {
+  this.timeout(600_000)
+  let stateDir: string
+
+  beforeEach(async () => {
+    stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-devnet-'))
+  })
+  afterEach(async () => {
+    await rm(stateDir, {recursive: true, force: true})
+  })
+
+  it('settles the smoke scenario: accepted, accurate, money conserved, nothing left running', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/smoke.yaml', '--until-settled', '--json', '--state-dir', stateDir])
+    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
+    const report = lastJsonLine(String(run.stdout))
+    assert.equal(report.ok, true, report.failures.join('; '))
+    assert.equal(report.tasks.length, 1)
+    const [task] = report.tasks
+    assert.equal(task!.status, 'Settled')
+    assert.equal(task!.verdict, 'accepted')
+    assert.ok(task!.testAccuracy !== null && task!.testAccuracy >= 0.85, `test accuracy ${task!.testAccuracy}`)
+    for (const phase of ['submission', 'claim', 'commit', 'verification', 'settlement']) {
+      assert.ok(BigInt(task!.gasUsed[phase]!) > 0n, `no gas recorded for ${phase}`)
+    }
+    assert.equal(report.conservation.ok, true)
+    assert.ok(BigInt(report.conservation.gasFees) > 0n)
+    const solverGain = report.accounts
+      .filter((account) => account.role === 'solver')
+      .some((account) => BigInt(account.balanceAfter) + BigInt(account.stakeAfter) > BigInt(account.balanceBefore) + BigInt(account.stakeBefore))
+    assert.ok(solverGain, 'no solver ended richer: the reward was not paid')
+    assertNoOrphans(stateDir)
+  })
+
+  it('trains, verifies and settles the CNN job on the wasm backend', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/cnn.yaml', '--until-settled', '--json', '--state-dir', stateDir])
+    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
+    const report = lastJsonLine(String(run.stdout))
+    assert.equal(report.tasks[0]?.verdict, 'accepted')
+    assert.ok((report.tasks[0]?.testAccuracy ?? 0) >= 0.85, `test accuracy ${report.tasks[0]?.testAccuracy}`)
+    assert.equal(report.conservation.ok, true)
+    assertNoOrphans(stateDir)
+  })
+
+  it('serves the role commands while up, and Ctrl-C stops anvil and every actor', async () => {
+    const devnet = runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/smoke.yaml', '--state-dir', stateDir])
+    try {
+      await waitFor(() => (existsSync(path.join(stateDir, 'devnet.json')) ? true : undefined), 60_000, 'devnet.json')
+      const port = await anvilPortOf(stateDir)
+      const settled = await waitFor(
+        async () => {
+          const show = await runGensyn(['tasks', 'show', '1', '--json', '--state-dir', stateDir])
+          if (show.exitCode !== 0) return undefined
+          const task = JSON.parse(String(show.stdout)) as {status: string; verdict: string}
+          return task.status === 'Settled' ? task : undefined
+        },
+        300_000,
+        'task 1 to settle',
+      )
+      assert.equal(settled.verdict, 'accepted')
+
+      const list = await runGensyn(['tasks', 'list', '--json', '--state-dir', stateDir])
+      assert.equal(list.exitCode, 0, String(list.stderr))
+      assert.deepEqual((JSON.parse(String(list.stdout)) as {id: string}[]).map((task) => task.id), ['1'])
+
+      const outDir = path.join(stateDir, 'model')
+      const fetched = await runGensyn(['models', 'get', '1', '--out', outDir, '--json', '--state-dir', stateDir])
+      assert.equal(fetched.exitCode, 0, String(fetched.stderr))
+      const modelJson = JSON.parse(await readFile(path.join(outDir, 'model.json'), 'utf8')) as tf.io.ModelJSON
+      const weights = await readFile(path.join(outDir, 'weights.bin'))
+      const model = await tf.loadLayersModel(
+        tf.io.fromMemory({
+          modelTopology: modelJson.modelTopology,
+          weightSpecs: modelJson.weightsManifest.flatMap((group) => group.weightsManifest ?? group.weights),
+          weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength),
+        }),
+      )
+      const prediction = model.predict(tf.zeros([1, 784])) as tf.Tensor
+      assert.deepEqual(prediction.shape, [1, 10])
+
+      assert.ok(processesMatching(`--port ${port}`).length > 0, 'anvil is not running while the devnet is up')
+      devnet.kill('SIGINT')
+      const exit = await devnet
+      assert.notEqual(exit.exitCode, null)
+      assertNoOrphans(stateDir)
+      assert.deepEqual(processesMatching(`--port ${port}`), [], 'anvil outlived the devnet')
+    } finally {
+      devnet.kill('SIGKILL')
+    }
+  })
+
+  it('fails cleanly when a job is invalid: non-zero exit, one-line reason, nothing left running', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', path.join(repoRoot, 'test/fixtures/bad/scenario.yaml'), '--until-settled', '--state-dir', stateDir])
+    assert.notEqual(run.exitCode, 0)
+    assert.match(String(run.stdout), /FAILED/)
+    assertNoOrphans(stateDir)
+  })
+})

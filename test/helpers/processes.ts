@@ -1,0 +1,28 @@
+import {readdirSync, readFileSync} from 'node:fs'
+
+/** Pids of live processes whose command line contains `needle` (read from /proc, so real processes only). */
+export function processesMatching(needle: string): {pid: number; cmdline: string}[] {
+  const found: {pid: number; cmdline: string}[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ')
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
+      if (state !== 'Z' && cmdline.includes(needle)) found.push({pid: Number(entry), cmdline})
+    } catch {
+      // the process exited while we looked
+    }
+  }
+  return found
+}
+
+/** Polls until `check` returns a value, or throws after `timeoutMs`. */
+export async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
