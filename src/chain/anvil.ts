@@ -1,0 +1,428 @@
+import {accessSync, constants, statSync} from 'node:fs'
+
+import {createAnvil as createViemAnvil, type CreateAnvilOptions as ViemAnvilOptions} from '@viem/anvil'
+
+import {BaseError} from '../errors/base.js'
+import {AnvilNotStartedError, AnvilStartError} from './errors.js'
+import {findAnvilBinary} from './findAnvilBinary.js'
+
+export type CreateAnvilOptions = {
+  /** Port to listen on. Leave it out (or 0) for a free port chosen by the OS. */
+  port?: number | undefined
+  /** Interface to bind. Default 127.0.0.1 (never exposed beyond this machine unless asked). */
+  host?: string | undefined
+  /** Seconds between blocks (interval mining). Leave it out for a block per transaction (automine). */
+  blockTime?: number | undefined
+  chainId?: number | undefined
+  /** Number of funded dev accounts (anvil's default: 10). */
+  accounts?: number | undefined
+  /** Balance of every dev account, in ether (anvil's default: 10000). */
+  balance?: number | undefined
+  /** BIP-39 mnemonic of the dev accounts (anvil's default: `test test ... junk`). */
+  mnemonic?: string | undefined
+  /** anvil executable; defaults to {@link findAnvilBinary}. */
+  binary?: string | undefined
+  /** Milliseconds allowed from spawn to answering JSON-RPC. Default 15 000. */
+  startTimeout?: number | undefined
+  /** Milliseconds allowed for a graceful SIGTERM stop before SIGKILL. Default 5 000. */
+  stopTimeout?: number | undefined
+  /**
+   * Kill anvil on SIGINT/SIGTERM/SIGHUP (default true). Pass false when the caller handles those signals
+   * itself (for example to read the chain once more before shutting down): it must then call stop(). The
+   * process 'exit' hook and the parent-death watchdog stay on either way.
+   */
+  handleSignals?: boolean | undefined
+}
+
+export type AnvilStatus = 'idle' | 'starting' | 'listening' | 'stopping'
+
+/** A local anvil with a prool-style lifecycle. Restartable: start() after stop() spawns a fresh chain. */
+export type Anvil = {
+  /** `http://host:port`; throws before start() has resolved. */
+  readonly rpcUrl: string
+  /** The bound port once started; before that the requested one (0 = any free port). */
+  readonly port: number
+  readonly host: string
+  /** Process id of anvil itself; undefined when not running (and on Windows, where it is not known). */
+  readonly pid: number | undefined
+  /** Chain id reported by eth_chainId; throws before start() has resolved. */
+  readonly chainId: number
+  readonly status: AnvilStatus
+  /** The last lines anvil printed (kept for error messages). */
+  readonly logs: string[]
+  /** The executable in use, once start() has been called. */
+  readonly binary: string | undefined
+  start(): Promise<void>
+  stop(): Promise<void>
+}
+
+/**
+ * Spawned through `/bin/sh` so that anvil dies with its parent even when the parent cannot run any hook
+ * (SIGKILL, OOM kill, a crash in native code). The shell prints its pid (anvil keeps it: `exec` replaces the
+ * shell image in place), starts a watchdog in the background, then becomes anvil. The watchdog blocks on
+ * reading anvil's stdin, a pipe whose only write end the Node parent holds (libuv opens pipes close-on-exec,
+ * so no other child inherits it). That read returns EOF exactly when the parent is gone, or when Node closes
+ * the pipe after anvil itself exited; either way the watchdog then SIGKILLs anvil (a no-op in the second
+ * case). No polling, one tiny `sh` per anvil.
+ *
+ * `@viem/anvil` alone cannot guarantee this: it relies on execa's `cleanup` (signal-exit), which runs on
+ * normal exit and signals but not on SIGKILL. On Windows there is no `/bin/sh`: there anvil is spawned
+ * directly, execa's cleanup applies, and an anvil can outlive a parent that is killed hard.
+ */
+const WATCHDOG_SCRIPT = [
+  'bin=$1; shift',
+  'exec 3<&0',
+  '( read -r _ <&3; kill -9 $$ ) </dev/null >/dev/null 2>&1 &',
+  'exec 3<&-',
+  'echo "gensyn-anvil-pid $$"',
+  'exec "$bin" "$@"',
+].join('\n')
+
+const PID_LINE = /gensyn-anvil-pid (\d+)/
+// anvil prints the address it actually bound, which is how `--port 0` (an OS-chosen free port, with no race
+// between finding a port and binding it) reveals its port.
+const LISTENING_LINE = /Listening on (\S+):(\d+)/
+
+const useWatchdog = process.platform !== 'win32'
+
+/**
+ * Creates (does not start) a local anvil, using the binary from the `@foundry-rs/anvil` npm package by
+ * default. Every started anvil is killed when this process exits (normally, on an uncaught error, on
+ * process.exit, on SIGINT/SIGTERM/SIGHUP, and via the watchdog above even on SIGKILL).
+ */
+export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
+  const host = options.host ?? '127.0.0.1'
+  const startTimeout = options.startTimeout ?? 15_000
+  const stopTimeout = options.stopTimeout ?? 5_000
+  const handleSignals = options.handleSignals ?? true
+  const logs: string[] = []
+
+  let status: AnvilStatus = 'idle'
+  let binary = options.binary
+  let port = options.port ?? 0
+  let chainId: number | undefined
+  let run: Run | undefined
+  let starting: Promise<void> | undefined
+  let stopping: Promise<void> | undefined
+
+  const tracked: Tracked = {
+    handleSignals,
+    killNow() {
+      if (run?.pid !== undefined && !run.exited) {
+        try {
+          process.kill(run.pid, 'SIGKILL')
+        } catch {
+          // already gone
+        }
+      }
+    },
+  }
+
+  function log(message: string) {
+    logs.push(message)
+    if (logs.length > 50) logs.shift()
+  }
+
+  async function doStart(): Promise<void> {
+    const bin = (binary ??= findAnvilBinary().path)
+    if (!isExecutable(bin)) throw new AnvilStartError({binary: bin, reason: 'no executable file at that path'})
+    const viemOptions: ViemAnvilOptions = {
+      anvilBinary: bin,
+      host,
+      port,
+      chainId: options.chainId,
+      blockTime: options.blockTime,
+      accounts: options.accounts,
+      balance: options.balance,
+      mnemonic: options.mnemonic,
+      startTimeout,
+      execArgs: ([file, args, execOptions]) =>
+        useWatchdog
+          ? ['/bin/sh', ['-c', WATCHDOG_SCRIPT, 'gensyn-anvil', file, ...args], {...execOptions, cleanup: false}]
+          : [file, args, {...execOptions, cleanup: true}],
+    }
+    const base = createViemAnvil(viemOptions)
+    let markExited: () => void = () => {}
+    const current: Run = {
+      base,
+      pid: undefined,
+      port: undefined,
+      exited: false,
+      whenExited: new Promise<void>((resolve) => (markExited = resolve)),
+    }
+    run = current
+    logs.length = 0
+    register(tracked)
+
+    base.on('message', (message) => {
+      log(message)
+      if (current.pid === undefined) {
+        const pid = PID_LINE.exec(message)?.[1]
+        if (pid) current.pid = Number(pid)
+      }
+      if (current.port === undefined) {
+        const bound = LISTENING_LINE.exec(message)?.[2]
+        if (bound) current.port = Number(bound)
+      }
+    })
+    base.on('exit', () => {
+      current.exited = true
+      markExited()
+      // Exited on its own (crash, killed from outside) while we thought it was up: forget it.
+      if (run === current && status === 'listening') {
+        status = 'idle'
+        run = undefined
+        unregister(tracked)
+      }
+    })
+
+    try {
+      await base.start()
+    } catch (error) {
+      throw new AnvilStartError({binary: bin, reason: startFailureReason(error, logs), logs, cause: error})
+    }
+    if (useWatchdog && current.pid === undefined) {
+      throw new AnvilStartError({binary: bin, reason: 'the launcher did not report anvil\'s pid', logs})
+    }
+    if (current.port === undefined || current.port === 0) {
+      throw new AnvilStartError({binary: bin, reason: 'anvil did not print the port it listens on ("Listening on host:port")', logs})
+    }
+    if (port !== 0 && current.port !== port) {
+      throw new AnvilStartError({binary: bin, reason: `asked for port ${port}, anvil listens on ${current.port}`, logs})
+    }
+    port = current.port
+    chainId = await waitForRpc(urlFor(host, port), startTimeout).catch((error: unknown) => {
+      throw new AnvilStartError({binary: bin, reason: error instanceof Error ? error.message : String(error), logs, cause: error})
+    })
+    if (options.chainId !== undefined && chainId !== options.chainId) {
+      throw new AnvilStartError({binary: bin, reason: `asked for chain id ${options.chainId}, eth_chainId says ${chainId}`, logs})
+    }
+  }
+
+  async function start(): Promise<void> {
+    if (status !== 'idle') throw new BaseError(`anvil: start() called while it is ${status}`)
+    status = 'starting'
+    starting = doStart().then(
+      () => {
+        status = 'listening'
+      },
+      async (error: unknown) => {
+        await terminate().catch(() => {})
+        status = 'idle'
+        port = options.port ?? 0
+        throw error
+      },
+    )
+    try {
+      await starting
+    } finally {
+      starting = undefined
+    }
+  }
+
+  /** SIGTERM, then SIGKILL after stopTimeout; resolves once anvil has exited. */
+  async function terminate(): Promise<void> {
+    const current = run
+    if (!current) return
+    try {
+      if (!current.exited) {
+        if (current.pid === undefined) {
+          // No pid (Windows, or it died before printing one): let @viem/anvil abort the child.
+          await withTimeout(current.base.stop(), stopTimeout).catch(() => {})
+        } else {
+          signal(current.pid, 'SIGTERM')
+          if (!(await withTimeout(current.whenExited, stopTimeout))) {
+            signal(current.pid, 'SIGKILL')
+            if (!(await withTimeout(current.whenExited, stopTimeout))) {
+              throw new BaseError(`anvil (pid ${current.pid}) did not exit after SIGKILL`)
+            }
+          }
+        }
+      }
+    } finally {
+      if (run === current) run = undefined
+      unregister(tracked)
+    }
+  }
+
+  async function stop(): Promise<void> {
+    if (starting) await starting.catch(() => {})
+    if (stopping) return stopping
+    if (status === 'idle') return
+    status = 'stopping'
+    stopping = terminate().finally(() => {
+      status = 'idle'
+      chainId = undefined
+      port = options.port ?? 0
+      stopping = undefined
+    })
+    return stopping
+  }
+
+  return {
+    get rpcUrl() {
+      if (status !== 'listening') throw new AnvilNotStartedError('rpcUrl')
+      return urlFor(host, port)
+    },
+    get port() {
+      return port
+    },
+    host,
+    get pid() {
+      return run?.exited ? undefined : run?.pid
+    },
+    get chainId() {
+      if (status !== 'listening' || chainId === undefined) throw new AnvilNotStartedError('chainId')
+      return chainId
+    },
+    get status() {
+      return status
+    },
+    get logs() {
+      return logs.slice()
+    },
+    get binary() {
+      return binary
+    },
+    start,
+    stop,
+  }
+}
+
+type Run = {
+  base: ReturnType<typeof createViemAnvil>
+  pid: number | undefined
+  port: number | undefined
+  exited: boolean
+  whenExited: Promise<void>
+}
+
+// ------------------------------------------------------------------ process-wide exit hooks
+//
+// One set of hooks for every live anvil of this process, installed while at least one is alive.
+// - 'exit' (normal end, process.exit(), uncaught error): SIGKILL every anvil synchronously (nothing async
+//   can run there, and the chain's state is not kept anyway).
+// - SIGINT/SIGTERM/SIGHUP: SIGKILL the anvils that handle signals, then, if nobody else listens for that
+//   signal, re-raise it so the process still dies of it as it would have without us. The listener is
+//   prepended so that it runs before signal-exit style listeners that decide based on who else listens.
+
+type Tracked = {handleSignals: boolean; killNow(): void}
+
+const live = new Set<Tracked>()
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const
+let exitHooked = false
+let signalsHooked = false
+
+function killAll(): void {
+  for (const tracked of live) tracked.killNow()
+}
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const tracked of [...live]) {
+    if (!tracked.handleSignals) continue
+    tracked.killNow()
+    live.delete(tracked)
+  }
+  syncHooks()
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal)
+}
+
+function register(tracked: Tracked): void {
+  live.add(tracked)
+  syncHooks()
+}
+
+function unregister(tracked: Tracked): void {
+  live.delete(tracked)
+  syncHooks()
+}
+
+function syncHooks(): void {
+  const wantExit = live.size > 0
+  const wantSignals = [...live].some((tracked) => tracked.handleSignals)
+  if (wantExit !== exitHooked) {
+    if (wantExit) process.on('exit', killAll)
+    else process.off('exit', killAll)
+    exitHooked = wantExit
+  }
+  if (wantSignals !== signalsHooked) {
+    for (const signal of SIGNALS) {
+      if (wantSignals) process.prependListener(signal, onSignal)
+      else process.off(signal, onSignal)
+    }
+    signalsHooked = wantSignals
+  }
+}
+
+// ------------------------------------------------------------------ helpers
+
+function isExecutable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK)
+    return statSync(file).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** One line: @viem/anvil's reason ("Anvil exited", "failed to start in time") plus anvil's last words. */
+function startFailureReason(error: unknown, logs: string[]): string {
+  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.replace(/:\s*$/, '').trim()
+  const lastLine = logs
+    .join('')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !PID_LINE.test(line))
+    .at(-1)
+  return lastLine && !reason.includes(lastLine) ? `${reason.replace(/:.*$/, '')}: ${lastLine}` : reason
+}
+
+function urlFor(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name)
+  } catch {
+    // already gone
+  }
+}
+
+/** Resolves true if `promise` settled in time, false on timeout; never leaves a timer behind. */
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms)
+  })
+  try {
+    return await Promise.race([promise.then(() => true as const), timedOut])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Polls eth_chainId until anvil answers; returns the chain id. */
+async function waitForRpc(rpcUrl: string, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs
+  let lastError: unknown
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: {'content-type': 'application/json'},
+        body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: []}),
+        signal: AbortSignal.timeout(1_000),
+      })
+      const body = (await response.json()) as {result?: unknown}
+      if (typeof body.result === 'string') return Number.parseInt(body.result, 16)
+      lastError = new Error(`unexpected eth_chainId answer: ${JSON.stringify(body)}`)
+    } catch (error) {
+      lastError = error
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  throw new Error(
+    `no answer to eth_chainId on ${rpcUrl} within ${timeoutMs} ms (${lastError instanceof Error ? lastError.message : String(lastError)})`,
+  )
+}

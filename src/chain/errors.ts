@@ -1,0 +1,64 @@
+import {BaseError, type BaseErrorParameters} from '../errors/base.js'
+
+/** No usable anvil binary: names where it looked. */
+export class AnvilNotFoundError extends BaseError {
+  override name = 'AnvilNotFoundError'
+  constructor(shortMessage: string, parameters: BaseErrorParameters = {}) {
+    super(shortMessage, parameters)
+  }
+}
+
+/** anvil did not start (exited, timed out, or never answered JSON-RPC). */
+export class AnvilStartError extends BaseError {
+  override name = 'AnvilStartError'
+  readonly binary: string
+  constructor({binary, reason, logs, cause}: {binary: string; reason: string; logs?: string[] | undefined; cause?: unknown}) {
+    const tail = (logs ?? []).join('').trim().split('\n').slice(-10).join('\n')
+    super(`anvil failed to start (${binary}): ${reason}`, {
+      details: tail ? `last anvil output:\n${tail}` : undefined,
+      cause,
+    })
+    this.binary = binary
+  }
+}
+
+/** rpcUrl/pid asked for before start() finished. */
+export class AnvilNotStartedError extends BaseError {
+  override name = 'AnvilNotStartedError'
+  constructor(what: string) {
+    super(`anvil: ${what} is only known once start() has resolved`)
+  }
+}
+
+/** The JSON-RPC endpoint did not answer. */
+export class ChainUnreachableError extends BaseError {
+  override name = 'ChainUnreachableError'
+  constructor(rpcUrl: string, cause: unknown) {
+    super(`cannot reach the chain at ${rpcUrl}: ${cause instanceof Error ? firstLine(cause.message) : String(cause)}`, {
+      details: 'is the devnet running? start one with `gensyn devnet up` or pass --rpc-url',
+      cause,
+    })
+  }
+}
+
+/** A deployment transaction reverted or the contracts are not wired as expected. */
+export class DeployError extends BaseError {
+  override name = 'DeployError'
+  constructor(shortMessage: string, parameters: BaseErrorParameters = {}) {
+    super(shortMessage, parameters)
+  }
+}
+
+/** .gensyn/devnet.json is missing or does not match its schema. */
+export class DevnetConfigError extends BaseError {
+  override name = 'DevnetConfigError'
+  readonly path: string
+  constructor(path: string, shortMessage: string, parameters: BaseErrorParameters = {}) {
+    super(shortMessage, parameters)
+    this.path = path
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text
+}
