@@ -21,19 +21,6 @@ function matMul(ta: boolean, tb: boolean) {
   return (a: tf.Tensor, b: tf.Tensor): tf.Tensor => tf.matMul(a, b, ta, tb)
 }
 
-/** Median wall time of `reps` runs of `fn` (after one warm-up). */
-function medianMs(fn: () => void, reps: number): number {
-  fn()
-  const times: number[] = []
-  for (let i = 0; i < reps; i++) {
-    const t0 = performance.now()
-    fn()
-    times.push(performance.now() - t0)
-  }
-  times.sort((x, y) => x - y)
-  return times[Math.floor(reps / 2)] as number
-}
-
 describe('wasm BatchMatMul fix (transposed inputs)', function () {
   let restore: () => Promise<void>
   before(async () => {
@@ -107,25 +94,5 @@ describe('wasm BatchMatMul fix (transposed inputs)', function () {
     assert.ok(sameBits(fixed!, viaTranspose!))
     assert.ok(!sameBits(fixed!, viaStock!), 'the stock kernel took the same route')
     assert.ok(relDiff(fixed!, viaStock!) <= TOL)
-  })
-
-  it('is several times faster than the stock kernel on a transposed product', async () => {
-    await tf.setBackend('wasm')
-    const stock = stockWasmKernel('BatchMatMul')!
-    const backend = tf.backend() as BackendWasm
-    const a = tf.tensor(host(8, [384, 256]).values, [384, 256])
-    const b = tf.tensor(host(9, [384, 128]).values, [384, 128])
-    try {
-      const viaStock = () => {
-        const out = stock.kernelFunc({inputs: {a, b}, backend, attrs: {transposeA: true, transposeB: false}}) as tf.TensorInfo
-        backend.disposeData(out.dataId)
-      }
-      const viaFix = () => tf.matMul(a, b, true, false).dispose()
-      const ratio = medianMs(viaStock, 5) / medianMs(viaFix, 5)
-      assert.ok(ratio > 2, `stock / fixed time ratio ${ratio.toFixed(1)}`)
-    } finally {
-      a.dispose()
-      b.dispose()
-    }
   })
 })
