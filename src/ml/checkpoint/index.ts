@@ -1,0 +1,6 @@
+export {checkpointHash} from './checkpointHash.js'
+export {decodeCheckpoint} from './decodeCheckpoint.js'
+export {checkpointMagic, checkpointTensors, checkpointVersion, encodeCheckpoint} from './encodeCheckpoint.js'
+export {CheckpointFormatError} from './errors.js'
+export {initialCheckpoint} from './initialCheckpoint.js'
+export type {Checkpoint, CheckpointTensor, OptimizerState} from './types.js'

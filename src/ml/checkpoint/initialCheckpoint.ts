@@ -1,0 +1,17 @@
+import {initialWeights, modelWeights} from '../model/initialWeights.js'
+import type {JobSpec} from '../spec/schema.js'
+import type {Checkpoint, CheckpointTensor} from './types.js'
+
+/**
+ * The step-0 checkpoint every honest run starts from: {@link initialWeights} and a fresh optimizer
+ * (adam: t = 0, beta1Power = beta2Power = 1, m = v = 0). Its hash is what verifiers compare with a
+ * proof's first checkpoint.
+ */
+export function initialCheckpoint(spec: JobSpec): Checkpoint {
+  const infos = modelWeights(spec.model)
+  const values = initialWeights(spec)
+  const weights: CheckpointTensor[] = infos.map((w, i) => ({name: w.name, shape: [...w.shape], values: values[i] as Float32Array}))
+  if (spec.training.optimizer.type === 'sgd') return {step: 0, weights, optimizer: {type: 'sgd'}}
+  const zeros = (prefix: string) => weights.map((w) => ({name: `${prefix}/${w.name}`, shape: [...w.shape], values: new Float32Array(w.values.length)}))
+  return {step: 0, weights, optimizer: {type: 'adam', t: 0, beta1Power: 1, beta2Power: 1, m: zeros('m'), v: zeros('v')}}
+}

@@ -1,0 +1,15 @@
+import type {Hex} from 'viem'
+import {sha256Hex} from '../../store/sha256.js'
+import type {JobSpec} from '../spec/schema.js'
+import {loadMnistRaw} from './loadMnist.js'
+
+/**
+ * Identity of the training data a job uses: sha256 over the exact bytes training reads, namely the
+ * raw uint8 pixels of the first `dataset.trainLimit` training images (row-major 28x28 each, as in the
+ * IDX file, without its header) followed by their `trainLimit` label bytes. The test split only feeds
+ * evaluation, not the proof, so it is not included.
+ */
+export function datasetHash(spec: JobSpec): Hex {
+  const raw = loadMnistRaw({split: 'train', limit: spec.dataset.trainLimit})
+  return sha256Hex(raw.pixels, raw.labels)
+}

@@ -1,0 +1,58 @@
+import * as tf from '@tensorflow/tfjs'
+import type {JobSpec} from '../spec/schema.js'
+import {pair} from './analyzeModel.js'
+import {analyzed} from './initialWeights.js'
+
+/**
+ * The job's model as a tfjs-layers sequential model (for export, `model.predict` and interop). Layer
+ * names are fixed (`l<index>_<type>`, e.g. `l0_dense`) so the exported topology is deterministic.
+ * Weights start at zero: apply {@link initialWeights} or a checkpoint with `model.setWeights`.
+ * Training does not use this object: it runs the same layers as explicit ops (src/ml/model/forward.ts).
+ */
+export function buildModel(spec: JobSpec): tf.Sequential {
+  analyzed(spec.model) // throws on an invalid model
+  const model = tf.sequential({name: `gensyn_${spec.name.replace(/[^a-zA-Z0-9_]/g, '_')}`})
+  for (const [index, layer] of spec.model.layers.entries()) {
+    const base = {name: `l${index}_${layer.type}`, ...(index === 0 ? {inputShape: spec.model.inputShape} : {})}
+    switch (layer.type) {
+      case 'dense':
+        model.add(
+          tf.layers.dense({...base, units: layer.units, activation: layer.activation, kernelInitializer: 'zeros', biasInitializer: 'zeros'}),
+        )
+        break
+      case 'conv2d':
+        model.add(
+          tf.layers.conv2d({
+            ...base,
+            filters: layer.filters,
+            kernelSize: pair(layer.kernelSize),
+            strides: pair(layer.strides),
+            padding: layer.padding,
+            activation: layer.activation,
+            dataFormat: 'channelsLast',
+            kernelInitializer: 'zeros',
+            biasInitializer: 'zeros',
+          }),
+        )
+        break
+      case 'maxPooling2d':
+        model.add(
+          tf.layers.maxPooling2d({
+            ...base,
+            poolSize: pair(layer.poolSize),
+            strides: pair(layer.strides ?? layer.poolSize),
+            padding: layer.padding,
+            dataFormat: 'channelsLast',
+          }),
+        )
+        break
+      case 'flatten':
+        model.add(tf.layers.flatten(base))
+        break
+      case 'dropout':
+        model.add(tf.layers.dropout({...base, rate: layer.rate}))
+        break
+    }
+  }
+  return model
+}

@@ -1,0 +1,24 @@
+import {BaseError, type BaseErrorParameters} from '../../errors/base.js'
+
+/** A checkpoint that does not fit the job (other weights, shapes or optimizer, or the wrong step). */
+export class CheckpointMismatchError extends BaseError {
+  override name = 'CheckpointMismatchError'
+  constructor(shortMessage: string, parameters: BaseErrorParameters = {}) {
+    super(shortMessage, {docsPath: 'checkpoint-format.md', ...parameters})
+  }
+}
+
+/** Training stopped by its AbortSignal. */
+export class TrainingAbortedError extends BaseError {
+  override name = 'TrainingAbortedError'
+  readonly step: number
+  constructor(step: number) {
+    super(`training aborted at step ${step}`)
+    this.step = step
+  }
+}
+
+/** `resume` named a checkpoint that is not the job's checkpoint at that step. */
+export class ResumeError extends BaseError {
+  override name = 'ResumeError'
+}

@@ -1,0 +1,186 @@
+import * as tf from '@tensorflow/tfjs'
+import type {Checkpoint, CheckpointTensor} from '../checkpoint/types.js'
+import {loadMnist, type Mnist} from '../data/loadMnist.js'
+import {classCount} from '../model/analyzeModel.js'
+import {forward} from '../model/forward.js'
+import {modelWeights} from '../model/initialWeights.js'
+import type {JobSpec} from '../spec/schema.js'
+import {batchIndices} from './batchIndices.js'
+import {CheckpointMismatchError, TrainingAbortedError} from './errors.js'
+
+export type RunOptions = {
+  /** Called after each step with the new step count and that step's batch loss (forces a device read). */
+  onStep?: ((step: number, loss: number) => void) | undefined
+  /** Called after each step that `stopAt` names, before continuing (e.g. to checkpoint). */
+  onBoundary?: ((step: number) => void | Promise<void>) | undefined
+  stopAt?: ReadonlySet<number> | undefined
+  signal?: AbortSignal | undefined
+}
+
+/**
+ * The training state of one job on the active tfjs backend, and the exact update rule (documented in
+ * docs/checkpoint-format.md, "Training step"). Used by trainJob and by verifiers' replays, so both run
+ * the same code. Call {@link TrainingSession.dispose} when done.
+ */
+export class TrainingSession {
+  readonly spec: JobSpec
+  step = 0
+  lastLoss = Number.NaN
+  private params: tf.Tensor[] = []
+  private m: tf.Tensor[] = []
+  private v: tf.Tensor[] = []
+  private t = 0
+  private beta1Power = 1
+  private beta2Power = 1
+  private readonly data: Mnist
+  private readonly names: string[]
+  private readonly shapes: number[][]
+
+  constructor(spec: JobSpec) {
+    this.spec = spec
+    this.data = loadMnist({split: 'train', limit: spec.dataset.trainLimit})
+    const weights = modelWeights(spec.model)
+    this.names = weights.map((w) => w.name)
+    this.shapes = weights.map((w) => w.shape)
+  }
+
+  /** Replaces the state with a checkpoint's (names, shapes and optimizer type must match the job). */
+  load(checkpoint: Checkpoint): void {
+    const expectOptimizer = this.spec.training.optimizer.type
+    if (checkpoint.optimizer.type !== expectOptimizer)
+      throw new CheckpointMismatchError(`checkpoint optimizer: expected ${expectOptimizer}, got ${checkpoint.optimizer.type}`)
+    const check = (tensors: CheckpointTensor[], prefix: string) => {
+      if (tensors.length !== this.names.length)
+        throw new CheckpointMismatchError(`checkpoint ${prefix || 'weights'}: expected ${this.names.length} tensors, got ${tensors.length}`)
+      for (const [i, t] of tensors.entries()) {
+        const name = `${prefix}${this.names[i]}`
+        const shape = this.shapes[i] as number[]
+        if (t.name !== name || t.shape.join(',') !== shape.join(','))
+          throw new CheckpointMismatchError(`checkpoint tensor ${i}: expected ${name} [${shape.join(', ')}], got ${t.name} [${t.shape.join(', ')}]`)
+      }
+    }
+    check(checkpoint.weights, '')
+    this.disposeState()
+    this.params = checkpoint.weights.map((w) => tf.keep(tf.tensor(w.values, w.shape, 'float32')))
+    if (checkpoint.optimizer.type === 'adam') {
+      check(checkpoint.optimizer.m, 'm/')
+      check(checkpoint.optimizer.v, 'v/')
+      this.m = checkpoint.optimizer.m.map((w) => tf.keep(tf.tensor(w.values, w.shape, 'float32')))
+      this.v = checkpoint.optimizer.v.map((w) => tf.keep(tf.tensor(w.values, w.shape, 'float32')))
+      this.t = checkpoint.optimizer.t
+      this.beta1Power = checkpoint.optimizer.beta1Power
+      this.beta2Power = checkpoint.optimizer.beta2Power
+    }
+    this.step = checkpoint.step
+    this.lastLoss = Number.NaN
+  }
+
+  /** The current state as a checkpoint (copies the tensors off the backend). */
+  snapshot(): Checkpoint {
+    const read = (tensors: tf.Tensor[], prefix: string): CheckpointTensor[] =>
+      tensors.map((t, i) => ({name: `${prefix}${this.names[i]}`, shape: [...(this.shapes[i] as number[])], values: new Float32Array(t.dataSync() as Float32Array)}))
+    const weights = read(this.params, '')
+    if (this.spec.training.optimizer.type === 'sgd') return {step: this.step, weights, optimizer: {type: 'sgd'}}
+    return {
+      step: this.step,
+      weights,
+      optimizer: {type: 'adam', t: this.t, beta1Power: this.beta1Power, beta2Power: this.beta2Power, m: read(this.m, 'm/'), v: read(this.v, 'v/')},
+    }
+  }
+
+  /** The input batch of a step as float32 pixels [B, ...inputShape] and one-hot labels [B, 10]. */
+  batch(step: number): {x: Float32Array; y: Float32Array; indices: Int32Array} {
+    const {batchSize, seed} = this.spec.training
+    const indices = batchIndices({seed, step, batchSize, datasetSize: this.data.count})
+    const x = new Float32Array(batchSize * 784)
+    const y = new Float32Array(batchSize * classCount)
+    for (const [j, i] of indices.entries()) {
+      x.set(this.data.images.subarray(i * 784, (i + 1) * 784), j * 784)
+      y[j * classCount + (this.data.labels[i] as number)] = 1
+    }
+    return {x, y, indices}
+  }
+
+  /** Runs steps until the state reaches `toStep`. Returns the last step's loss (NaN when no step ran). */
+  async run(toStep: number, options: RunOptions = {}): Promise<number> {
+    if (this.params.length !== this.names.length) throw new CheckpointMismatchError('training session: load a checkpoint first')
+    let loss = Number.NaN
+    while (this.step < toStep) {
+      if (options.signal?.aborted) throw new TrainingAbortedError(this.step)
+      const wantLoss = options.onStep !== undefined || this.step + 1 === toStep
+      const lossTensor = this.trainStep()
+      if (wantLoss) loss = (lossTensor.dataSync() as Float32Array)[0] as number
+      lossTensor.dispose()
+      if (wantLoss) this.lastLoss = loss
+      options.onStep?.(this.step, loss)
+      if (options.stopAt?.has(this.step)) await options.onBoundary?.(this.step)
+    }
+    return loss
+  }
+
+  /** One optimizer step on batch `this.step`; returns the batch loss (caller disposes). */
+  private trainStep(): tf.Scalar {
+    const {spec} = this
+    const {batchSize, seed, optimizer} = spec.training
+    const step = this.step
+    const {x: xValues, y: yValues} = this.batch(step)
+    const old = [...this.params, ...this.m, ...this.v]
+    // adam's scalar schedule in float32 arithmetic (Math.fround after every operation, which equals
+    // IEEE float32 arithmetic for + - * / sqrt): bias correction from running products, never pow()
+    let alpha = 0
+    let beta1Power = this.beta1Power
+    let beta2Power = this.beta2Power
+    if (optimizer.type === 'adam') {
+      beta1Power = Math.fround(beta1Power * Math.fround(optimizer.beta1))
+      beta2Power = Math.fround(beta2Power * Math.fround(optimizer.beta2))
+      const correction = Math.fround(Math.sqrt(Math.fround(1 - beta2Power)))
+      alpha = Math.fround(Math.fround(Math.fround(optimizer.learningRate) * correction) / Math.fround(1 - beta1Power))
+    }
+    const result = tf.tidy(() => {
+      const x = tf.tensor(xValues, [batchSize, ...spec.model.inputShape], 'float32')
+      const y = tf.tensor2d(yValues, [batchSize, classCount], 'float32')
+      const lossOf = (...params: tf.Tensor[]) =>
+        tf.losses.softmaxCrossEntropy(y, forward(spec, params, x, {training: true, seed, step})) as tf.Scalar
+      const {value, grads} = tf.valueAndGrads(lossOf)(this.params)
+      if (optimizer.type === 'sgd') {
+        const lr = tf.scalar(Math.fround(optimizer.learningRate), 'float32')
+        return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(grads[i] as tf.Tensor, lr))), m: [], v: []}
+      }
+      const b1 = tf.scalar(Math.fround(optimizer.beta1), 'float32')
+      const b2 = tf.scalar(Math.fround(optimizer.beta2), 'float32')
+      const oneMinusB1 = tf.scalar(Math.fround(1 - Math.fround(optimizer.beta1)), 'float32')
+      const oneMinusB2 = tf.scalar(Math.fround(1 - Math.fround(optimizer.beta2)), 'float32')
+      const eps = tf.scalar(Math.fround(optimizer.epsilon), 'float32')
+      const a = tf.scalar(alpha, 'float32')
+      const m = this.m.map((mi, i) => tf.add(tf.mul(mi, b1), tf.mul(grads[i] as tf.Tensor, oneMinusB1)))
+      const v = this.v.map((vi, i) => tf.add(tf.mul(vi, b2), tf.mul(tf.square(grads[i] as tf.Tensor), oneMinusB2)))
+      const params = this.params.map((w, i) => tf.sub(w, tf.div(tf.mul(m[i] as tf.Tensor, a), tf.add(tf.sqrt(v[i] as tf.Tensor), eps))))
+      return {loss: value, params, m, v}
+    })
+    for (const t of old) t.dispose()
+    if (optimizer.type === 'adam') {
+      this.t += 1
+      this.beta1Power = beta1Power
+      this.beta2Power = beta2Power
+    }
+    this.params = result.params
+    this.m = result.m
+    this.v = result.v
+    this.step = step + 1
+    return result.loss
+  }
+
+  private disposeState(): void {
+    for (const t of [...this.params, ...this.m, ...this.v]) t.dispose()
+    this.params = []
+    this.m = []
+    this.v = []
+    this.t = 0
+    this.beta1Power = 1
+    this.beta2Power = 1
+  }
+
+  dispose(): void {
+    this.disposeState()
+  }
+}

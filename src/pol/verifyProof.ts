@@ -1,0 +1,197 @@
+import type {Hex} from 'viem'
+import {runtimeIdString, type BackendName, type RuntimeId} from '../ml/backend/runtimeId.js'
+import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
+import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
+import {initialCheckpoint} from '../ml/checkpoint/initialCheckpoint.js'
+import {datasetHash} from '../ml/data/datasetHash.js'
+import type {JobSpec} from '../ml/spec/schema.js'
+import {specHash} from '../ml/spec/specHash.js'
+import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
+import type {BlobStore} from '../store/types.js'
+import {RuntimeMismatchError} from './errors.js'
+import {proofManifestSchema, type ProofManifest} from './manifest.js'
+import {merkleRoot} from './merkle.js'
+import {replaySegment, type SegmentReplay} from './replaySegment.js'
+import {selectSegments} from './selectSegments.js'
+
+export type CheckStatus = 'pass' | 'fail' | 'skipped'
+
+/** Checks in the order they run (cheapest first); the first failure stops the rest (`skipped`). */
+export type VerificationChecks = {
+  /** The manifest blob exists, parses, and lists exactly the job's checkpoint steps. */
+  manifest: CheckStatus
+  /** manifest.specHash is the job's spec hash. */
+  specHash: CheckStatus
+  /** manifest.datasetHash is the hash of the job's training data. */
+  datasetHash: CheckStatus
+  /** The Merkle root recomputes from the checkpoint hashes (and equals the on-chain proofRoot if given). */
+  merkleRoot: CheckStatus
+  /** Every checkpoint blob the manifest names is in the store. */
+  availability: CheckStatus
+  /** The step-0 checkpoint is the seed-derived initial state. */
+  initialWeights: CheckStatus
+  /** This verifier runs the manifest's runtime. */
+  runtime: CheckStatus
+  /** Every sampled segment replays to its committed hash bit for bit. */
+  replay: CheckStatus
+}
+
+export type VerificationReport = {
+  accepted: boolean
+  /**
+   * True when the verifier could not decide (the manifest's runtime is not available here): not a
+   * verdict on the solver; a verifier should not post a rejection.
+   */
+  inconclusive: boolean
+  /** Why the proof was not accepted (one line). */
+  reason?: string
+  manifestHash: Hex
+  /** The runtime the replays ran on (when they could run). */
+  runtime?: RuntimeId
+  checks: VerificationChecks
+  /** Segment indices chosen from the randomness (or given explicitly). */
+  selectedSegments: number[]
+  /** Replays done, in order (stops at the first mismatch). */
+  segments: SegmentReplay[]
+  seconds: number
+}
+
+export type VerifyProofParameters = {
+  spec: JobSpec
+  store: BlobStore
+  manifestHash: Hex
+  /** On-chain randomness (a block hash after the commit) that picks the segments. */
+  randomness: Hex
+  /**
+   * How many segments to replay (default `verification.segments`), or the exact segment indices (for
+   * dispute tooling and tests; then `randomness` is not used for sampling).
+   */
+  segments?: number | number[] | undefined
+  /** Refuse (inconclusive) unless the manifest's runtime uses this backend. Default: the manifest's. */
+  backend?: BackendName | undefined
+  /** The on-chain proofRoot, checked against the manifest's Merkle root when given. */
+  proofRoot?: Hex | undefined
+  onSegment?: ((replay: SegmentReplay) => void) | undefined
+}
+
+/**
+ * Verifies a proof of learning, cheapest checks first: the manifest is well formed and matches the
+ * job (spec hash, data set hash, checkpoint schedule), its Merkle root recomputes, the checkpoints are
+ * available, its first checkpoint is the seed-derived initial state, then the segments sampled from
+ * `randomness` (always including the final one) are replayed on the manifest's runtime and must match
+ * bit for bit. Never throws for a bad proof: the report says why it was rejected.
+ */
+export async function verifyProof(parameters: VerifyProofParameters): Promise<VerificationReport> {
+  const started = performance.now()
+  const {spec, store, manifestHash, randomness, onSegment} = parameters
+  const checks: VerificationChecks = {
+    manifest: 'skipped',
+    specHash: 'skipped',
+    datasetHash: 'skipped',
+    merkleRoot: 'skipped',
+    availability: 'skipped',
+    initialWeights: 'skipped',
+    runtime: 'skipped',
+    replay: 'skipped',
+  }
+  const segments: SegmentReplay[] = []
+  let selectedSegments: number[] = []
+  let runtime: RuntimeId | undefined
+  const finish = (accepted: boolean, reason?: string, inconclusive = false): VerificationReport => ({
+    accepted,
+    inconclusive,
+    ...(reason === undefined ? {} : {reason}),
+    manifestHash,
+    ...(runtime === undefined ? {} : {runtime}),
+    checks,
+    selectedSegments,
+    segments,
+    seconds: (performance.now() - started) / 1000,
+  })
+  const fail = (check: keyof VerificationChecks, reason: string) => {
+    checks[check] = 'fail'
+    return finish(false, reason)
+  }
+
+  // 1. manifest
+  let manifest: ProofManifest
+  try {
+    const parsed = proofManifestSchema.safeParse(await store.getJson<unknown>(manifestHash))
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]
+      return fail('manifest', `manifest ${manifestHash}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'malformed'}`)
+    }
+    manifest = parsed.data as ProofManifest
+  } catch (error) {
+    return fail('manifest', `manifest ${manifestHash}: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
+  }
+  const schedule = checkpointSchedule(spec)
+  const steps = manifest.checkpoints.map((c) => c.step)
+  if (manifest.checkpointInterval !== spec.proof.checkpointInterval)
+    return fail('manifest', `manifest checkpointInterval: expected ${spec.proof.checkpointInterval}, got ${manifest.checkpointInterval}`)
+  if (steps.join(',') !== schedule.join(','))
+    return fail('manifest', `manifest checkpoints: expected steps ${schedule.join(', ')}, got ${steps.join(', ')}`)
+  checks.manifest = 'pass'
+
+  // 2. spec hash, 3. data set
+  const expectedSpec = specHash(spec)
+  if (manifest.specHash !== expectedSpec) return fail('specHash', `manifest specHash: expected ${expectedSpec}, got ${manifest.specHash}`)
+  checks.specHash = 'pass'
+  const expectedData = datasetHash(spec)
+  if (manifest.datasetHash !== expectedData) return fail('datasetHash', `manifest datasetHash: expected ${expectedData}, got ${manifest.datasetHash}`)
+  checks.datasetHash = 'pass'
+
+  // 4. merkle root
+  const root = merkleRoot(manifest.checkpoints.map((c) => c.hash))
+  if (root !== manifest.merkleRoot) return fail('merkleRoot', `manifest merkleRoot: expected ${root} (recomputed), got ${manifest.merkleRoot}`)
+  if (parameters.proofRoot !== undefined && parameters.proofRoot !== root)
+    return fail('merkleRoot', `proofRoot: the chain commits ${parameters.proofRoot}, the manifest's checkpoints give ${root}`)
+  checks.merkleRoot = 'pass'
+
+  // 5. availability
+  for (const c of manifest.checkpoints)
+    if (!(await store.has(c.hash))) return fail('availability', `checkpoint at step ${c.step} (${c.hash}) is not in the store`)
+  checks.availability = 'pass'
+
+  // 6. initial weights
+  const initial = checkpointHash(encodeCheckpoint(initialCheckpoint(spec)))
+  const first = manifest.checkpoints[0]
+  if (first?.hash !== initial)
+    return fail('initialWeights', `checkpoint at step 0: expected the seed-derived initial state ${initial}, got ${first?.hash}`)
+  checks.initialWeights = 'pass'
+
+  // 7. replays
+  const segmentCount = manifest.checkpoints.length - 1
+  const requested = parameters.segments ?? spec.verification.segments
+  if (Array.isArray(requested)) {
+    const bad = requested.find((s) => !Number.isInteger(s) || s < 0 || s >= segmentCount)
+    if (bad !== undefined) return fail('replay', `segments: expected indices in [0, ${segmentCount - 1}], got ${bad}`)
+    selectedSegments = [...new Set(requested)].sort((a, b) => a - b)
+  } else {
+    selectedSegments = selectSegments({randomness, segmentCount, count: requested})
+  }
+  for (const segment of selectedSegments) {
+    let replay: SegmentReplay
+    try {
+      replay = await replaySegment({spec, store, manifest, segment, backend: parameters.backend})
+      runtime = manifest.runtime
+      checks.runtime = 'pass'
+    } catch (error) {
+      const message = (error as {shortMessage?: string}).shortMessage ?? String(error)
+      if (error instanceof RuntimeMismatchError) {
+        checks.runtime = 'fail'
+        return finish(false, message, true)
+      }
+      return fail('replay', `segment ${segment}: ${message}`)
+    }
+    segments.push(replay)
+    onSegment?.(replay)
+    if (!replay.match)
+      return fail(
+        'replay',
+        `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): replay gives ${replay.actual}, the proof commits ${replay.expected} on ${runtimeIdString(manifest.runtime)}`,
+      )
+  }
+  checks.replay = 'pass'
+  return finish(true)
+}

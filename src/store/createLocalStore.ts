@@ -1,0 +1,103 @@
+import {randomBytes} from 'node:crypto'
+import {mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises'
+import {join, resolve} from 'node:path'
+import type {Hex} from 'viem'
+import {canonicalJsonBytes} from './canonicalJson.js'
+import {BlobIntegrityError, BlobJsonError, BlobNotFoundError, InvalidHashError} from './errors.js'
+import {isHash, sha256Hex} from './sha256.js'
+import type {BlobStore} from './types.js'
+
+export type LocalStoreOptions = {
+  /** fsync each blob before it is renamed into place (default true): a power cut cannot leave a torn blob. */
+  fsync?: boolean
+}
+
+/**
+ * A blob store in a local folder, safe to share between processes:
+ *
+ *     <dir>/sha256/<first 2 hex digits>/<remaining 62 hex digits>   the blobs
+ *     <dir>/tmp/                                                    in-flight writes
+ *
+ * `put` writes to a uniquely named file under tmp/, fsyncs it, then renames it over the final path
+ * (atomic on POSIX within one file system): readers see either no blob or the whole blob, and two
+ * processes writing the same blob race harmlessly (same bytes). A crash leaves at most a stray tmp file.
+ * `get` re-hashes every read; `put` of a blob whose stored copy is corrupt rewrites it.
+ */
+export function createLocalStore(dir: string, options: LocalStoreOptions = {}): BlobStore {
+  const root = resolve(dir)
+  const fsync = options.fsync ?? true
+  const pathOf = (hash: Hex) => join(root, 'sha256', hash.slice(2, 4), hash.slice(4))
+  const checked = (hash: Hex): Hex => {
+    if (!isHash(hash)) throw new InvalidHashError(hash)
+    return hash
+  }
+
+  const exists = async (path: string) => {
+    try {
+      return (await stat(path)).isFile()
+    } catch {
+      return false
+    }
+  }
+
+  async function put(bytes: Uint8Array): Promise<Hex> {
+    const hash = sha256Hex(bytes)
+    const path = pathOf(hash)
+    if (await exists(path)) {
+      // already there: keep it if intact, else replace it (repairs a corrupted blob)
+      const current = await readFile(path).catch(() => undefined)
+      if (current && sha256Hex(current) === hash) return hash
+    }
+    const tmpDir = join(root, 'tmp')
+    await mkdir(tmpDir, {recursive: true})
+    await mkdir(join(root, 'sha256', hash.slice(2, 4)), {recursive: true})
+    const tmp = join(tmpDir, `${hash.slice(2, 18)}.${process.pid}.${randomBytes(6).toString('hex')}`)
+    const handle = await open(tmp, 'wx')
+    try {
+      await handle.writeFile(bytes)
+      if (fsync) await handle.sync()
+    } catch (error) {
+      await handle.close()
+      await rm(tmp, {force: true})
+      throw error
+    }
+    await handle.close()
+    try {
+      await rename(tmp, path)
+    } catch (error) {
+      await rm(tmp, {force: true})
+      throw error
+    }
+    return hash
+  }
+
+  async function get(hash: Hex): Promise<Uint8Array> {
+    const path = pathOf(checked(hash))
+    let buffer: Buffer
+    try {
+      buffer = await readFile(path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new BlobNotFoundError(hash, root)
+      throw error
+    }
+    const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+    const actual = sha256Hex(bytes)
+    if (actual !== hash) throw new BlobIntegrityError(hash, actual, path)
+    return bytes
+  }
+
+  return {
+    put,
+    get,
+    has: async (hash) => exists(pathOf(checked(hash))),
+    putJson: (value) => put(canonicalJsonBytes(value)),
+    async getJson<T>(hash: Hex): Promise<T> {
+      const bytes = await get(hash)
+      try {
+        return JSON.parse(new TextDecoder('utf-8', {fatal: true}).decode(bytes)) as T
+      } catch (error) {
+        throw new BlobJsonError(`blob ${hash}: expected JSON, got unparseable bytes`, {cause: error})
+      }
+    },
+  }
+}

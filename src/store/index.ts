@@ -1,0 +1,5 @@
+export {canonicalJson, canonicalJsonBytes, CanonicalJsonError} from './canonicalJson.js'
+export {createLocalStore, type LocalStoreOptions} from './createLocalStore.js'
+export {BlobIntegrityError, BlobJsonError, BlobNotFoundError, InvalidHashError} from './errors.js'
+export {isHash, sha256Bytes, sha256Hex} from './sha256.js'
+export type {BlobStore} from './types.js'
