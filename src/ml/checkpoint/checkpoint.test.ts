@@ -65,7 +65,8 @@ describe('checkpoint format', () => {
     const a = encodeCheckpoint(sgd)
     const flipped = structuredClone(sgd)
     const w = flipped.weights[1]?.values as Float32Array
-    new Uint32Array(w.buffer)[2] ^= 1
+    const bits = new Uint32Array(w.buffer)
+    bits[2] = (bits[2] as number) ^ 1
     assert.notEqual(checkpointHash(a), checkpointHash(encodeCheckpoint(flipped)))
   })
 

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import {join} from 'node:path'
+import type {Hex} from 'viem'
+import {decodeCheckpoint} from '../ml/checkpoint/decodeCheckpoint.js'
+import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
+import {specHash} from '../ml/spec/specHash.js'
+import {tinyCnnLayers, tinySpec} from '../ml/train/testSpecs.js'
+import {trainJob, type TrainResult} from '../ml/train/trainJob.js'
+import {createLocalStore} from '../store/createLocalStore.js'
+import type {BlobStore} from '../store/types.js'
+import {ReplayError} from './errors.js'
+import type {ProofManifest} from './manifest.js'
+import {merkleRoot} from './merkle.js'
+import {replaySegment} from './replaySegment.js'
+import {verifyProof} from './verifyProof.js'
+
+const randomness: Hex = `0x${'ab'.repeat(32)}`
+
+describe('verifyProof', () => {
+  let dir: string
+  let store: BlobStore
+  const spec = tinySpec({steps: 60, interval: 20})
+  let honest: TrainResult
+  const putManifest = (changes: Partial<ProofManifest>) => store.putJson({...honest.manifest, ...changes})
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'gensyn-pol-'))
+    store = createLocalStore(dir, {fsync: false})
+    honest = await trainJob({spec, store})
+  })
+  after(async () => {
+    await rm(dir, {recursive: true, force: true})
+  })
+
+  it('accepts an honest proof, replaying the sampled segments including the last', async () => {
+    const seen: number[] = []
+    const report = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, proofRoot: honest.proofRoot, onSegment: (r) => seen.push(r.segment)})
+    assert.equal(report.accepted, true, report.reason)
+    assert.equal(report.inconclusive, false)
+    assert.equal(report.reason, undefined)
+    assert.deepEqual(Object.values(report.checks), ['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'])
+    assert.equal(report.selectedSegments.length, 2)
+    assert.ok(report.selectedSegments.includes(2))
+    assert.deepEqual(seen, report.selectedSegments)
+    assert.ok(report.segments.every((s) => s.match && s.actual === s.expected))
+    const all = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, segments: [0, 1, 2]})
+    assert.equal(all.accepted, true, all.reason)
+    assert.deepEqual(all.segments.map((s) => [s.startStep, s.endStep]), [[0, 20], [20, 40], [40, 60]])
+  })
+
+  it('replays one segment to the committed hash', async () => {
+    const replay = await replaySegment({spec, store, manifest: honest.manifest, segment: 1})
+    assert.deepEqual({...replay, seconds: 0}, {segment: 1, startStep: 20, endStep: 40, expected: honest.checkpoints[2]?.hash, actual: honest.checkpoints[2]?.hash, match: true, seconds: 0})
+    await assert.rejects(replaySegment({spec, store, manifest: honest.manifest, segment: 3}), ReplayError)
+  })
+
+  it('rejects a proof whose checkpoint was tampered with, when that segment is sampled', async () => {
+    // a lazy solver: perturbs the step-40 weights instead of training segment 1, then continues honestly
+    const cp40 = decodeCheckpoint(await store.get(honest.checkpoints[2]?.hash as Hex))
+    const kernel = cp40.weights[0]?.values as Float32Array
+    kernel[0] = (kernel[0] as number) + 0.001
+    const tampered = await store.put(encodeCheckpoint(cp40))
+    const forged = await trainJob({spec, store, resume: {step: 40, hash: tampered, checkpoints: [...honest.checkpoints.slice(0, 2), {step: 40, hash: tampered}]}})
+    assert.notEqual(forged.manifestHash, honest.manifestHash)
+    const caught = await verifyProof({spec, store, manifestHash: forged.manifestHash, randomness, segments: [1]})
+    assert.equal(caught.accepted, false)
+    assert.equal(caught.inconclusive, false)
+    assert.equal(caught.checks.replay, 'fail')
+    assert.equal(caught.checks.initialWeights, 'pass')
+    assert.match(caught.reason ?? '', /^segment 1 \(steps 20-40\): replay gives 0x[0-9a-f]{64}, the proof commits 0x[0-9a-f]{64} on wasm\(simd\)/)
+    assert.equal(caught.segments[0]?.actual, honest.checkpoints[2]?.hash, 'the replay reproduces the honest state')
+    // the segment after the tampering is self-consistent: only sampling the tampered one catches it
+    const missed = await verifyProof({spec, store, manifestHash: forged.manifestHash, randomness, segments: [2]})
+    assert.equal(missed.accepted, true)
+  })
+
+  it('rejects forged initial weights before replaying anything', async () => {
+    const other = await trainJob({spec: tinySpec({steps: 60, interval: 20, seed: 1234}), store})
+    const manifestHash = await store.putJson({...other.manifest, specHash: specHash(spec)})
+    const report = await verifyProof({spec, store, manifestHash, randomness})
+    assert.equal(report.accepted, false)
+    assert.equal(report.checks.merkleRoot, 'pass')
+    assert.equal(report.checks.initialWeights, 'fail')
+    assert.equal(report.checks.replay, 'skipped')
+    assert.deepEqual(report.segments, [])
+    assert.match(report.reason ?? '', /^checkpoint at step 0: expected the seed-derived initial state 0x[0-9a-f]{64}, got 0x/)
+  })
+
+  it('checks the manifest, spec hash, merkle root and availability in order', async () => {
+    const cases: [string, () => Promise<Hex>, keyof Awaited<ReturnType<typeof verifyProof>>['checks'], RegExp][] = [
+      ['a missing manifest', async () => `0x${'11'.repeat(32)}`, 'manifest', /manifest 0x1111.*: blob not found/],
+      ['a manifest that is not one', () => store.putJson({hello: 'world'}), 'manifest', /manifest 0x[0-9a-f]+: /],
+      ['a skipped checkpoint', () => putManifest({checkpoints: honest.checkpoints.filter((c) => c.step !== 20)}), 'manifest', /expected steps 0, 20, 40, 60, got 0, 40, 60/],
+      ['another spec', () => putManifest({specHash: `0x${'22'.repeat(32)}`}), 'specHash', /manifest specHash: expected 0x/],
+      ['another data set', () => putManifest({datasetHash: `0x${'33'.repeat(32)}`}), 'datasetHash', /manifest datasetHash: expected 0x/],
+      ['a wrong merkle root', () => putManifest({merkleRoot: `0x${'44'.repeat(32)}`}), 'merkleRoot', /manifest merkleRoot: expected 0x[0-9a-f]+ \(recomputed\)/],
+    ]
+    for (const [what, make, check, reason] of cases) {
+      const report = await verifyProof({spec, store, manifestHash: await make(), randomness})
+      assert.equal(report.accepted, false, what)
+      assert.equal(report.checks[check], 'fail', what)
+      assert.match(report.reason ?? '', reason, what)
+    }
+    const report = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, proofRoot: `0x${'55'.repeat(32)}`})
+    assert.equal(report.checks.merkleRoot, 'fail')
+    // a checkpoint that was never published
+    const ghost: Hex = `0x${'66'.repeat(32)}`
+    const checkpoints = honest.checkpoints.map((c) => (c.step === 40 ? {step: 40, hash: ghost} : c))
+    const unavailable = await verifyProof({spec, store, manifestHash: await putManifest({checkpoints, merkleRoot: merkleRoot(checkpoints.map((c) => c.hash))}), randomness})
+    assert.equal(unavailable.checks.availability, 'fail')
+    assert.match(unavailable.reason ?? '', /checkpoint at step 40 \(0x6666.*\) is not in the store/)
+  })
+
+  it('rejects a corrupted starting checkpoint', async () => {
+    const copyDir = await mkdtemp(join(tmpdir(), 'gensyn-pol-copy-'))
+    try {
+      const copy = createLocalStore(copyDir, {fsync: false})
+      for (const hash of [honest.manifestHash, ...honest.checkpoints.map((c) => c.hash)]) await copy.put(await store.get(hash))
+      const hash = honest.checkpoints[1]?.hash as Hex
+      const path = join(copyDir, 'sha256', hash.slice(2, 4), hash.slice(4))
+      const bytes = await readFile(path)
+      bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff
+      await writeFile(path, bytes)
+      const report = await verifyProof({spec, store: copy, manifestHash: honest.manifestHash, randomness, segments: [1]})
+      assert.equal(report.accepted, false)
+      assert.equal(report.checks.replay, 'fail')
+      assert.match(report.reason ?? '', /^segment 1: blob 0x[0-9a-f]+: expected its sha256 to match/)
+    } finally {
+      await rm(copyDir, {recursive: true, force: true})
+    }
+  })
+
+  it('refuses (inconclusive) to replay on a runtime other than the manifest\'s', async () => {
+    const elsewhere = await putManifest({runtime: {...honest.manifest.runtime, kernels: 'gensyn-wasm-fixes/0'}})
+    const report = await verifyProof({spec, store, manifestHash: elsewhere, randomness})
+    assert.equal(report.accepted, false)
+    assert.equal(report.inconclusive, true)
+    assert.equal(report.checks.runtime, 'fail')
+    assert.equal(report.checks.replay, 'skipped')
+    assert.match(report.reason ?? '', /^runtime: the proof was made on wasm\(simd\) tfjs@4\.22\.0 kernels=gensyn-wasm-fixes\/0, this verifier runs wasm\(simd\) tfjs@4\.22\.0 kernels=gensyn-wasm-fixes\/1$/)
+    const onCpu = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, backend: 'cpu'})
+    assert.equal(onCpu.inconclusive, true)
+    assert.match(onCpu.reason ?? '', /refusing to replay it on backend cpu/)
+  })
+
+  it('verifies a CNN proof on wasm (fixed Conv2DBackpropFilter/MaxPoolGrad kernels) deterministically', async () => {
+    const cnn = tinySpec({inputShape: '[28, 28, 1]', layers: tinyCnnLayers, steps: 30, interval: 10})
+    const a = await trainJob({spec: cnn, store})
+    const b = await trainJob({spec: cnn, store})
+    assert.deepEqual(b.checkpoints, a.checkpoints)
+    const report = await verifyProof({spec: cnn, store, manifestHash: a.manifestHash, randomness, segments: [0, 1, 2]})
+    assert.equal(report.accepted, true, report.reason)
+  })
+})
