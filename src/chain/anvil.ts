@@ -32,6 +32,11 @@ export type CreateAnvilOptions = {
    * process 'exit' hook and the parent-death watchdog stay on either way.
    */
   handleSignals?: boolean | undefined
+  /**
+   * Start the parent-death watchdog (default true; see LAUNCH_SCRIPT). Only tests turn it off, to prove that
+   * the exit and signal hooks work on their own.
+   */
+  watchdog?: boolean | undefined
 }
 
 export type AnvilStatus = 'idle' | 'starting' | 'listening' | 'stopping'
@@ -57,7 +62,7 @@ export type Anvil = {
 }
 
 /**
- * Spawned through `/bin/sh` so that anvil dies with its parent even when the parent cannot run any hook
+ * anvil is spawned through `/bin/sh` so that anvil dies with its parent even when the parent cannot run any hook
  * (SIGKILL, OOM kill, a crash in native code). The shell prints its pid (anvil keeps it: `exec` replaces the
  * shell image in place), starts a watchdog in the background, then becomes anvil. The watchdog blocks on
  * reading anvil's stdin, a pipe whose only write end the Node parent holds (libuv opens pipes close-on-exec,
@@ -69,11 +74,13 @@ export type Anvil = {
  * normal exit and signals but not on SIGKILL. On Windows there is no `/bin/sh`: there anvil is spawned
  * directly, execa's cleanup applies, and an anvil can outlive a parent that is killed hard.
  */
-const WATCHDOG_SCRIPT = [
-  'bin=$1; shift',
-  'exec 3<&0',
-  '( read -r _ <&3; kill -9 $$ ) </dev/null >/dev/null 2>&1 &',
-  'exec 3<&-',
+const LAUNCH_SCRIPT = [
+  'bin=$1; watchdog=$2; shift 2',
+  'if [ "$watchdog" = 1 ]; then',
+  '  exec 3<&0',
+  '  ( read -r _ <&3; kill -9 $$ ) </dev/null >/dev/null 2>&1 &',
+  '  exec 3<&-',
+  'fi',
   'echo "gensyn-anvil-pid $$"',
   'exec "$bin" "$@"',
 ].join('\n')
@@ -83,7 +90,7 @@ const PID_LINE = /gensyn-anvil-pid (\d+)/
 // between finding a port and binding it) reveals its port.
 const LISTENING_LINE = /Listening on (\S+):(\d+)/
 
-const useWatchdog = process.platform !== 'win32'
+const useLauncher = process.platform !== 'win32'
 
 /**
  * Creates (does not start) a local anvil, using the binary from the `@foundry-rs/anvil` npm package by
@@ -95,6 +102,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
   const startTimeout = options.startTimeout ?? 15_000
   const stopTimeout = options.stopTimeout ?? 5_000
   const handleSignals = options.handleSignals ?? true
+  const watchdog = options.watchdog ?? true
   const logs: string[] = []
 
   let status: AnvilStatus = 'idle'
@@ -136,9 +144,10 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
       balance: options.balance,
       mnemonic: options.mnemonic,
       startTimeout,
+      // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid.
       execArgs: ([file, args, execOptions]) =>
-        useWatchdog
-          ? ['/bin/sh', ['-c', WATCHDOG_SCRIPT, 'gensyn-anvil', file, ...args], {...execOptions, cleanup: false}]
+        useLauncher
+          ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, watchdog ? '1' : '0', ...args], {...execOptions, cleanup: false}]
           : [file, args, {...execOptions, cleanup: true}],
     }
     const base = createViemAnvil(viemOptions)
@@ -181,7 +190,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
     } catch (error) {
       throw new AnvilStartError({binary: bin, reason: startFailureReason(error, logs), logs, cause: error})
     }
-    if (useWatchdog && current.pid === undefined) {
+    if (useLauncher && current.pid === undefined) {
       throw new AnvilStartError({binary: bin, reason: 'the launcher did not report anvil\'s pid', logs})
     }
     if (current.port === undefined || current.port === 0) {
