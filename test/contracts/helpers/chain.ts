@@ -1,0 +1,399 @@
+import assert from 'node:assert/strict'
+
+import {
+  type Abi,
+  type Address,
+  BaseError as ViemBaseError,
+  ContractFunctionRevertedError,
+  type ContractFunctionArgs,
+  type ContractFunctionName,
+  createTestClient,
+  decodeErrorResult,
+  getAddress,
+  type Hex,
+  http,
+  isAddress,
+  parseEther,
+  parseEventLogs,
+  type TransactionReceipt,
+} from 'viem'
+import {mnemonicToAccount} from 'viem/accounts'
+
+import {type Anvil, createAnvil} from '../../../src/chain/anvil.js'
+import {createClients, type GensynPublicClient, type GensynWalletClient} from '../../../src/chain/clients.js'
+import {type DeployParams, deployContracts, type ResolvedDeployParams} from '../../../src/chain/deployContracts.js'
+import {roleRegistryAbi, roleRegistryBytecode, taskMarketAbi} from '../../../src/chain/generated/index.js'
+
+/** anvil's default dev mnemonic: its accounts are funded at genesis. */
+export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
+
+export const ACTOR_NAMES = ['deployer', 'treasury', 'submitter', 'solver', 'verifier', 'other', 'verifier2', 'marketEoa'] as const
+export type ActorName = (typeof ACTOR_NAMES)[number]
+
+export type Actor = {name: string; address: Address; wallet: GensynWalletClient}
+/** A registry and its market; `market` is undefined for a bare registry whose market is an EOA. */
+export type System = {registry: Address; market?: Address | undefined}
+
+export type Chain = {
+  anvil: Anvil
+  publicClient: GensynPublicClient
+  test: ReturnType<typeof makeTestClient>
+  actors: Record<ActorName, Actor>
+  /** The system deployed in `before` (registry + market, wired). */
+  system: {registry: Address; market: Address}
+  params: ResolvedDeployParams
+  /** Every account whose balance and stake the conservation checks sum over. */
+  tracked: Set<Address>
+  /** Every deployed system whose invariants are checked after each transaction. */
+  systems: System[]
+  /** Gas used per `contract.function`, recorded by every successful write. */
+  gas: Map<string, bigint[]>
+}
+
+export type UseChainOptions = {
+  params?: DeployParams
+  /** Register solver (SOLVER) and verifier/verifier2 (VERIFIER) with this much stake each. Default 5 ether. */
+  stake?: bigint
+}
+
+function makeTestClient(rpcUrl: string) {
+  return createTestClient({mode: 'anvil', transport: http(rpcUrl)})
+}
+
+/**
+ * One anvil for the calling test file: started and deployed in `before`, stopped in `after`, and the chain is
+ * snapshotted before and reverted after every test so each test starts from the same state.
+ */
+export function useChain(options: UseChainOptions = {}): Chain {
+  const ctx = {} as Chain
+  let snapshot: Hex | undefined
+
+  before(async function () {
+    this.timeout(30_000)
+    ctx.anvil = createAnvil({accounts: ACTOR_NAMES.length, balance: 1000})
+    await ctx.anvil.start()
+    const rpcUrl = ctx.anvil.rpcUrl
+    const chainId = ctx.anvil.chainId
+    ctx.test = makeTestClient(rpcUrl)
+    ctx.gas = new Map()
+    ctx.tracked = new Set()
+    ctx.systems = []
+    const actors = {} as Record<ActorName, Actor>
+    for (const [index, name] of ACTOR_NAMES.entries()) {
+      const hd = mnemonicToAccount(DEV_MNEMONIC, {addressIndex: index})
+      const privateKey = hd.getHdKey().privateKey
+      assert.ok(privateKey)
+      const clients = await createClients({rpcUrl, chainId, privateKey: `0x${Buffer.from(privateKey).toString('hex')}`, pollingInterval: 20})
+      actors[name] = {name, address: clients.account.address, wallet: clients.walletClient}
+      ctx.publicClient ??= clients.publicClient
+      ctx.tracked.add(clients.account.address)
+    }
+    ctx.actors = actors
+
+    const block = await ctx.publicClient.getBlock()
+    assert.ok(!ctx.tracked.has(getAddress(block.miner)), 'the coinbase must not be a tracked account (it earns tips)')
+
+    const deployed = await deployContracts({
+      publicClient: ctx.publicClient,
+      walletClient: actors.deployer.wallet,
+      params: {treasury: actors.treasury.address, ...options.params},
+    })
+    ctx.system = {registry: deployed.registry, market: deployed.market}
+    ctx.params = deployed.params
+    ctx.systems.push(ctx.system)
+    await checkInvariants(ctx)
+
+    const stake = options.stake ?? parseEther('5')
+    await registryWrite(ctx, actors.solver, 'register', [1], {value: stake})
+    await registryWrite(ctx, actors.verifier, 'register', [2], {value: stake})
+    await registryWrite(ctx, actors.verifier2, 'register', [2], {value: stake})
+  })
+
+  let baselineTracked: Address[] = []
+  let baselineSystems: System[] = []
+  beforeEach(async () => {
+    snapshot = await ctx.test.snapshot()
+    baselineTracked = [...ctx.tracked]
+    baselineSystems = [...ctx.systems]
+  })
+
+  afterEach(async () => {
+    if (snapshot) await ctx.test.revert({id: snapshot})
+    snapshot = undefined
+    // Contracts a test deployed are gone with the revert: stop tracking them.
+    ctx.tracked = new Set(baselineTracked)
+    ctx.systems = baselineSystems
+  })
+
+  after(async () => {
+    if (process.env.GAS_REPORT && ctx.gas?.size) printGas(ctx.gas)
+    await ctx.anvil?.stop()
+  })
+
+  return ctx
+}
+
+/**
+ * Deploys a bare RoleRegistry (owner: deployer) whose market is `market` (an EOA in tests, so that the
+ * market-only functions can be called directly), and checks its invariants from then on.
+ */
+export async function deployBareRegistry(ctx: Chain, options: {unbondingDelay?: bigint; market?: Actor} = {}): Promise<Address> {
+  const {deployer, treasury} = ctx.actors
+  const hash = await deployer.wallet.deployContract({
+    abi: roleRegistryAbi,
+    bytecode: roleRegistryBytecode,
+    args: [options.unbondingDelay ?? 60n, treasury.address],
+  })
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+  assert.ok(receipt.contractAddress)
+  const registry = getAddress(receipt.contractAddress)
+  ctx.systems.push({registry})
+  if (options.market) await registryWrite(ctx, deployer, 'setMarket', [options.market.address], {address: registry})
+  return registry
+}
+
+// ------------------------------------------------------------------ writes with conservation checks
+
+type WriteFunction<abi extends Abi> = ContractFunctionName<abi, 'nonpayable' | 'payable'>
+type WriteArgs<abi extends Abi, fn extends WriteFunction<abi>> = ContractFunctionArgs<abi, 'nonpayable' | 'payable', fn>
+type WriteOptions = {value?: bigint; gas?: bigint; address?: Address}
+
+export type Event = {eventName: string; address: Address; args: Record<string, unknown>}
+
+export type TxResult = {
+  receipt: TransactionReceipt
+  gasPaid: bigint
+  /**
+   * Net ether each tracked account (and contract) received, with the sender's gas added back: the value
+   * flows of this transaction alone. Their sum is zero (checked).
+   */
+  flows: Map<Address, bigint>
+  events: Event[]
+}
+
+const allErrorsAbi = [...taskMarketAbi, ...roleRegistryAbi.filter((item) => item.type === 'error')] as const
+
+export function registryWrite<fn extends WriteFunction<typeof roleRegistryAbi>>(
+  ctx: Chain,
+  actor: Actor,
+  functionName: fn,
+  args: WriteArgs<typeof roleRegistryAbi, fn>,
+  options: WriteOptions = {},
+): Promise<TxResult> {
+  return write(ctx, actor, options.address ?? ctx.system.registry, roleRegistryAbi, functionName, args as readonly unknown[], options)
+}
+
+export function marketWrite<fn extends WriteFunction<typeof taskMarketAbi>>(
+  ctx: Chain,
+  actor: Actor,
+  functionName: fn,
+  args: WriteArgs<typeof taskMarketAbi, fn>,
+  options: WriteOptions = {},
+): Promise<TxResult> {
+  return write(ctx, actor, options.address ?? ctx.system.market, taskMarketAbi, functionName, args as readonly unknown[], options)
+}
+
+/**
+ * Sends a contract call from `actor`, waits for its receipt, and checks that no wei was created or lost:
+ * the tracked balances plus both contracts' balances plus the gas paid are unchanged, the registry holds
+ * exactly `totalStaked` (and that equals the sum of every tracked account's stake buckets), and the market
+ * holds exactly `totalEscrow`. A call that reverts in estimation throws (see expectRevert) and changes nothing.
+ */
+export async function write(
+  ctx: Chain,
+  actor: Actor,
+  address: Address,
+  abi: Abi,
+  functionName: string,
+  args: readonly unknown[],
+  options: WriteOptions = {},
+): Promise<TxResult> {
+  const contracts = ctx.systems.flatMap((system) => (system.market ? [system.registry, system.market] : [system.registry]))
+  const accounts = [...new Set([...ctx.tracked, ...contracts].map((a) => getAddress(a)))]
+  const before = await balances(ctx, accounts)
+  const hash = await actor.wallet.writeContract({
+    address,
+    abi: [...abi, ...allErrorsAbi],
+    functionName,
+    args,
+    value: options.value,
+    gas: options.gas,
+  } as never)
+  const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+  const after = await balances(ctx, accounts)
+  const gasPaid = receipt.gasUsed * receipt.effectiveGasPrice
+
+  const flows = new Map<Address, bigint>()
+  let net = 0n
+  for (const account of accounts) {
+    const flow = after.get(account)! - before.get(account)! + (account === actor.address ? gasPaid : 0n)
+    flows.set(account, flow)
+    net += flow
+  }
+  assert.equal(net, 0n, `${functionName}: ${net} wei appeared (or, if negative, vanished) across tracked accounts`)
+  await checkInvariants(ctx)
+
+  if (receipt.status === 'success') {
+    const key = `${abi === roleRegistryAbi ? 'RoleRegistry' : abi === taskMarketAbi ? 'TaskMarket' : 'other'}.${functionName}`
+    ctx.gas.set(key, [...(ctx.gas.get(key) ?? []), receipt.gasUsed])
+  }
+  const events = parseEventLogs({abi: [...roleRegistryAbi, ...taskMarketAbi], logs: receipt.logs}).map((log) => ({
+    eventName: log.eventName,
+    address: getAddress(log.address),
+    args: log.args as unknown as Record<string, unknown>,
+  }))
+  return {receipt, gasPaid, flows, events}
+}
+
+async function balances(ctx: Chain, accounts: Address[]): Promise<Map<Address, bigint>> {
+  const values = await Promise.all(accounts.map((address) => ctx.publicClient.getBalance({address})))
+  return new Map(accounts.map((address, index) => [address, values[index]!]))
+}
+
+/** totalStaked == registry balance == sum of tracked stakes; totalEscrow == market balance. */
+export async function checkInvariants(ctx: Chain): Promise<void> {
+  for (const {registry, market} of ctx.systems) {
+    const [registryBalance, totalStaked, marketBalance, totalEscrow, ...stakes] = await Promise.all([
+      ctx.publicClient.getBalance({address: registry}),
+      ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'totalStaked'}),
+      market ? ctx.publicClient.getBalance({address: market}) : 0n,
+      market ? ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'totalEscrow'}) : 0n,
+      ...[...ctx.tracked].map((account) =>
+        ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'stakeOf', args: [account]}),
+      ),
+    ])
+    assert.equal(totalStaked, registryBalance, `registry ${registry}: totalStaked != balance`)
+    assert.equal(totalEscrow, marketBalance, `market ${market ?? '(none)'}: totalEscrow != balance`)
+    const summed = (stakes as (readonly [bigint, bigint, bigint, bigint])[]).reduce((sum, [free, locked, unbonding]) => sum + free + locked + unbonding, 0n)
+    assert.equal(summed, totalStaked, `registry ${registry}: tracked stakes sum to ${summed}, totalStaked is ${totalStaked}`)
+  }
+}
+
+/** The net ether `account` received in this transaction (gas excluded). */
+export function flowOf(result: TxResult, account: Address): bigint {
+  const flow = result.flows.get(getAddress(account))
+  assert.ok(flow !== undefined, `${account} is not tracked`)
+  return flow
+}
+
+/** Sums the value flows of several transactions per account (gas excluded). */
+export function netFlows(results: TxResult[]): Map<Address, bigint> {
+  const total = new Map<Address, bigint>()
+  for (const result of results) {
+    for (const [account, flow] of result.flows) total.set(account, (total.get(account) ?? 0n) + flow)
+  }
+  return total
+}
+
+/**
+ * Asserts the net value flows of `results` (gas excluded): exactly the listed accounts moved, by exactly these
+ * amounts; every other tracked account and contract netted to zero.
+ */
+export function expectNetFlows(results: TxResult[], expected: [Address, bigint][]): void {
+  const total = netFlows(results)
+  const wanted = Object.fromEntries(expected.filter(([, amount]) => amount !== 0n).map(([account, amount]) => [getAddress(account), amount]))
+  for (const [account] of expected) assert.ok(total.has(getAddress(account)), `${account} is not tracked`)
+  const actual = Object.fromEntries([...total].filter(([, amount]) => amount !== 0n))
+  assert.deepEqual(actual, wanted)
+}
+
+// ------------------------------------------------------------------ reads
+
+export type StakeView = {free: bigint; locked: bigint; unbonding: bigint; releaseAt: bigint}
+
+export async function stakeOf(ctx: Chain, account: Address, registry: Address = ctx.system.registry): Promise<StakeView> {
+  const [free, locked, unbonding, releaseAt] = await ctx.publicClient.readContract({
+    address: registry,
+    abi: roleRegistryAbi,
+    functionName: 'stakeOf',
+    args: [account],
+  })
+  return {free, locked, unbonding, releaseAt}
+}
+
+export async function getTask(ctx: Chain, id: bigint, market: Address = ctx.system.market) {
+  return ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [id]})
+}
+
+export async function latestTimestamp(ctx: Chain): Promise<bigint> {
+  return (await ctx.publicClient.getBlock()).timestamp
+}
+
+/** Moves time forward and mines a block, so the next transaction sees at least `seconds` more. */
+export async function advanceTime(ctx: Chain, seconds: bigint | number): Promise<void> {
+  await ctx.test.increaseTime({seconds: Number(seconds)})
+  await ctx.test.mine({blocks: 1})
+}
+
+/** Mines one block at exactly `timestamp`: the chain's clock then reads `timestamp`. */
+export async function mineAt(ctx: Chain, timestamp: bigint): Promise<void> {
+  await ctx.test.setNextBlockTimestamp({timestamp})
+  await ctx.test.mine({blocks: 1})
+}
+
+// ------------------------------------------------------------------ assertions
+
+/** Awaits a contract write/read and asserts it reverted with the custom error `errorName` (and `args`). */
+export async function expectRevert(promise: Promise<unknown>, errorName: string, args?: readonly unknown[]): Promise<void> {
+  let error: unknown
+  try {
+    await promise
+  } catch (caught) {
+    error = caught
+  }
+  assert.ok(error, `expected a revert with ${errorName}, but the call succeeded`)
+  const reverted = error instanceof ViemBaseError ? error.walk((e) => e instanceof ContractFunctionRevertedError) : undefined
+  assert.ok(reverted instanceof ContractFunctionRevertedError, `expected a contract revert with ${errorName}, got: ${String(error)}`)
+  assert.equal(reverted.data?.errorName, errorName, `expected ${errorName}, got ${reverted.data?.errorName ?? reverted.signature ?? reverted.shortMessage}`)
+  if (args) assert.deepEqual(normalize(reverted.data?.args ?? []), normalize(args))
+}
+
+/** Checksums every address inside `value`, so that comparisons do not depend on address casing. */
+export function normalize(value: unknown): unknown {
+  if (typeof value === 'string' && isAddress(value, {strict: false})) return getAddress(value)
+  if (Array.isArray(value)) return value.map(normalize)
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normalize(v)]))
+  return value
+}
+
+/** Like expectRevert for a deployment (viem raises a raw execution error there): decodes the revert data. */
+export async function expectDeployRevert(promise: Promise<unknown>, abi: Abi, errorName: string, args?: readonly unknown[]): Promise<void> {
+  let error: unknown
+  try {
+    await promise
+  } catch (caught) {
+    error = caught
+  }
+  assert.ok(error instanceof ViemBaseError, `expected the deployment to revert with ${errorName}`)
+  const withData = error.walk((e) => typeof (e as {data?: unknown}).data === 'string' && (e as {data: string}).data.startsWith('0x')) as
+    | {data: Hex}
+    | null
+  assert.ok(withData, `no revert data in: ${error.message}`)
+  const decoded = decodeErrorResult({abi, data: withData.data})
+  assert.equal(decoded.errorName, errorName)
+  if (args) assert.deepEqual(normalize(decoded.args ?? []), normalize(args))
+}
+
+/** Asserts that `events` contains exactly these events, in this order (name and args). */
+export function expectEvents(events: Event[], expected: {eventName: string; args: Record<string, unknown>; address?: Address}[]): void {
+  assert.deepEqual(
+    normalize(
+      events.map((event, index) => ({
+        eventName: event.eventName,
+        args: event.args,
+        ...(expected[index]?.address ? {address: event.address} : {}),
+      })),
+    ),
+    normalize(expected),
+  )
+}
+
+function printGas(gas: Map<string, bigint[]>): void {
+  const rows = [...gas].sort(([a], [b]) => a.localeCompare(b))
+  console.log('\n  gas used (min / max over successful calls)')
+  for (const [key, values] of rows) {
+    const min = values.reduce((a, b) => (a < b ? a : b))
+    const max = values.reduce((a, b) => (a > b ? a : b))
+    console.log(`    ${key.padEnd(36)} ${String(min).padStart(8)} ${String(max).padStart(8)}  (${values.length} calls)`)
+  }
+}
