@@ -52,7 +52,7 @@ describe('trainJob', () => {
       it('is deterministic: two runs give identical checkpoint hashes', async () => {
         const steps: number[] = []
         const reported: string[] = []
-        first = await trainJob({spec, store, onStep: (s) => steps.push(s), onCheckpoint: (c) => reported.push(`${c.step}:${c.hash}`)})
+        first = await trainJob({spec, store, onStep: (s) => steps.push(s), onCheckpoint: (c) => void reported.push(`${c.step}:${c.hash}`)})
         const second = await trainJob({spec, store})
         assert.deepEqual(first.checkpoints.map((c) => c.step), [0, 27, 54, 60])
         assert.deepEqual(second.checkpoints, first.checkpoints)

@@ -27,8 +27,8 @@ export type TrainJobParameters = {
   wasmVariant?: WasmVariant | undefined
   /** After each step: the step count reached (1..steps) and that step's batch loss. Forces a device read per step. */
   onStep?: ((step: number, loss: number) => void) | undefined
-  /** After each checkpoint is stored (including step 0). */
-  onCheckpoint?: ((checkpoint: CheckpointRef) => void) | undefined
+  /** After each checkpoint is stored (including step 0); awaited, so it may persist the reference. */
+  onCheckpoint?: ((checkpoint: CheckpointRef) => void | Promise<void>) | undefined
   /**
    * Continue from a stored checkpoint of this job (crash recovery). `checkpoints` are the job's earlier
    * checkpoints up to and including `step` (as reported by onCheckpoint); without them the trainer
@@ -71,7 +71,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
       const hash = await store.put(bytes)
       const ref = {step: session.step, hash}
       checkpoints.push(ref)
-      onCheckpoint?.(ref)
+      await onCheckpoint?.(ref)
       return ref
     }
     if (resume && !(resume.checkpoints === undefined && resume.step === 0)) {

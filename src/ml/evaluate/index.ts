@@ -1,0 +1,1 @@
+export {evaluateCheckpoint, type Evaluation} from './evaluateCheckpoint.js'

@@ -1,0 +1,1 @@
+export {exportModel, type ExportResult} from './exportModel.js'

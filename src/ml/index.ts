@@ -1,0 +1,10 @@
+// The ML library: job specs, data, backends, models, deterministic training with proof checkpoints.
+export * from './backend/index.js'
+export * from './checkpoint/index.js'
+export * from './data/index.js'
+export * from './evaluate/index.js'
+export * from './export/index.js'
+export * from './model/index.js'
+export * from './prng/index.js'
+export * from './spec/index.js'
+export * from './train/index.js'

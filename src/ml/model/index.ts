@@ -1,0 +1,5 @@
+export {analyzeModel, classCount, pair, type LayerInfo, type ModelAnalysis, type WeightInfo} from './analyzeModel.js'
+export {buildModel} from './buildModel.js'
+export {dropoutMask} from './dropoutMask.js'
+export {forward, outputsFromLogits, type ForwardMode} from './forward.js'
+export {initialWeights, ModelSpecError, modelWeights} from './initialWeights.js'

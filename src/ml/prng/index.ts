@@ -1,0 +1,1 @@
+export {permutation, prngStream, type PrngStream} from './prngStream.js'

@@ -1,0 +1,5 @@
+export {batchIndices, epochPermutation} from './batchIndices.js'
+export {checkpointSchedule} from './checkpointSchedule.js'
+export {CheckpointMismatchError, ResumeError, TrainingAbortedError} from './errors.js'
+export {trainJob, type CheckpointRef, type TrainJobParameters, type TrainResult} from './trainJob.js'
+export {TrainingSession, type RunOptions} from './trainingSession.js'
