@@ -144,6 +144,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
       balance: options.balance,
       mnemonic: options.mnemonic,
       startTimeout,
+      stopTimeout,
       // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid.
       execArgs: ([file, args, execOptions]) =>
         useLauncher
