@@ -1,6 +1,6 @@
 import type {Hex} from 'viem'
 
-import type {BackendName} from '../ml/backend/index.js'
+import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {trainJob} from '../ml/train/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
@@ -14,7 +14,7 @@ import {sleep} from './sleep.js'
 import {readSolverState, writeSolverState} from './solverState.js'
 
 export type SolverEvent =
-  | {type: 'ready'; address: Hex; runtime?: string}
+  | {type: 'ready'; address: Hex; runtime: string}
   | {type: 'claimed'; taskId: bigint; gasUsed: bigint}
   | {type: 'progress'; taskId: bigint; step: number; steps: number; loss: number}
   | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex}
@@ -47,9 +47,12 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   const pollMs = options.pollMs ?? 500
   const maxTasks = options.maxTasks ?? (options.loop ? Number.POSITIVE_INFINITY : 1)
   const solved: SolvedTask[] = []
+  // Tasks another solver claimed first: the list we read may still show them open for a block.
+  const lostRaces = new Set<bigint>()
 
+  const runtime = await selectBackend(options.backend)
   await ensureRegistered(connection, 'solver')
-  emit({type: 'ready', address: me})
+  emit({type: 'ready', address: me, runtime: runtimeIdString(runtime)})
 
   while (!signal?.aborted) {
     const tasks = await listTasks(connection)
@@ -57,7 +60,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     await settleMine(tasks.filter((task) => task.solver === me && task.status === 'Verified' && timestamp > task.deadline))
 
     const unfinished = tasks.find((task) => task.solver === me && task.status === 'Claimed' && timestamp <= task.deadline)
-    const open = tasks.find((task) => task.status === 'Submitted' && timestamp <= task.deadline)
+    const open = tasks.find((task) => task.status === 'Submitted' && !lostRaces.has(task.id) && timestamp <= task.deadline)
     const next = unfinished ?? (solved.length < maxTasks ? open : undefined)
     if (next) {
       const result = await solveTask(next, next === unfinished)
@@ -89,7 +92,8 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
         emit({type: 'claimed', taskId: task.id, gasUsed: claim.gasUsed})
       } catch (error) {
         if (isRevert(error, 'InvalidStatus', 'DeadlinePassed')) {
-          emit({type: 'lost-race', taskId: task.id, reason: (error as Error & {errorName: string}).errorName})
+          emit({type: 'lost-race', taskId: task.id, reason: error.errorName})
+          lostRaces.add(task.id)
           return undefined
         }
         throw error
@@ -97,8 +101,9 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     }
     const spec = await loadTaskSpec(connection, task)
     const saved = await readSolverState(connection.stateDir, me, task.id)
-    const resume = saved?.checkpoints.at(-1)
     const stored = [...(saved?.checkpoints ?? [])]
+    const last = stored.at(-1)
+    const resume = last ? {...last, checkpoints: [...stored]} : undefined
     const result = await trainJob({
       spec,
       store: connection.store,
@@ -118,7 +123,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       manifestHash: result.manifestHash,
       checkpointCount: result.checkpoints.length,
     })
-    const runtime = Object.values(result.runtime).join('/')
+    const runtime = runtimeIdString(result.runtime)
     emit({
       type: 'committed',
       taskId: task.id,

@@ -1,7 +1,7 @@
 import type {Hex} from 'viem'
 
-import type {BackendName} from '../ml/backend/index.js'
-import {verifyProof} from '../pol/index.js'
+import {type BackendName, runtimeIdString, sameRuntime, selectBackend} from '../ml/backend/index.js'
+import {type ProofManifest, verifyProof} from '../pol/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
@@ -13,7 +13,9 @@ import {loadTaskSpec} from './loadTaskSpec.js'
 import {sleep} from './sleep.js'
 
 export type VerifierEvent =
-  | {type: 'ready'; address: Hex}
+  | {type: 'ready'; address: Hex; runtime: string}
+  | {type: 'skipped'; taskId: bigint; reason: string}
+  | {type: 'inconclusive'; taskId: bigint; reason: string}
   | {type: 'claimed'; taskId: bigint; randomness: Hex; gasUsed: bigint}
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
   | {type: 'verdict'; taskId: bigint; accepted: boolean; reason?: string | undefined; reportHash: Hex; verifySeconds: number; gasUsed: bigint}
@@ -45,8 +47,12 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
   const maxTasks = options.maxTasks ?? (options.loop ? Number.POSITIVE_INFINITY : 1)
   const verified: VerifiedTask[] = []
 
+  const runtime = await selectBackend(options.backend)
   await ensureRegistered(connection, 'verifier')
-  emit({type: 'ready', address: me})
+  emit({type: 'ready', address: me, runtime: runtimeIdString(runtime)})
+  // Tasks whose proofs were made on a runtime this verifier cannot reproduce bit for bit: left to others.
+  const unverifiable = new Set<bigint>()
+  const lostRaces = new Set<bigint>()
 
   while (!signal?.aborted) {
     const tasks = await listTasks(connection)
@@ -61,7 +67,8 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
     }
     const mine = tasks.find((task) => task.verifier === me && task.status === 'Verifying' && now.timestamp <= task.deadline)
     const ready = tasks.find(
-      (task) => task.status === 'Committed' && task.solver !== me && now.timestamp <= task.deadline && now.number > task.commitBlock + 1n,
+      (task) =>
+        task.status === 'Committed' && task.solver !== me && !unverifiable.has(task.id) && !lostRaces.has(task.id) && now.timestamp <= task.deadline && now.number > task.commitBlock + 1n,
     )
     const next = mine ?? (verified.length < maxTasks ? ready : undefined)
     if (next) {
@@ -78,6 +85,12 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
   async function verifyTask(task: Task, alreadyClaimed: boolean): Promise<VerifiedTask | undefined> {
     let randomness = task.randomness
     if (!alreadyClaimed) {
+      const manifestRuntime = await runtimeOfProof(task.manifestHash)
+      if (manifestRuntime && !sameRuntime(manifestRuntime, runtime)) {
+        unverifiable.add(task.id)
+        emit({type: 'skipped', taskId: task.id, reason: `proof runtime ${runtimeIdString(manifestRuntime)} differs from ${runtimeIdString(runtime)}`})
+        return undefined
+      }
       await ensureRegistered(connection, 'verifier')
       try {
         const claim = await claimVerification(connection, task.id)
@@ -85,7 +98,9 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
         emit({type: 'claimed', taskId: task.id, randomness, gasUsed: claim.gasUsed})
       } catch (error) {
         if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'RandomnessNotReady')) {
-          emit({type: 'lost-race', taskId: task.id, reason: (error as Error & {errorName: string}).errorName})
+          if (error.errorName === 'RandomnessNotReady') return undefined // try again on a later block
+          emit({type: 'lost-race', taskId: task.id, reason: error.errorName})
+          lostRaces.add(task.id)
           return undefined
         }
         throw error
@@ -97,6 +112,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       spec,
       store: connection.store,
       manifestHash: task.manifestHash,
+      proofRoot: task.proofRoot,
       randomness,
       segments: spec.verification.segments,
       backend: options.backend,
@@ -104,6 +120,11 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
         emit({type: 'segment', taskId: task.id, segment: segment.segment, startStep: segment.startStep, endStep: segment.endStep, match: segment.match, seconds: segment.seconds}),
     })
     if (signal?.aborted) return undefined
+    if (report.inconclusive) {
+      // Not a verdict on the solver: posting a rejection would slash an honest party.
+      emit({type: 'inconclusive', taskId: task.id, reason: report.reason ?? 'runtime unavailable'})
+      return undefined
+    }
     const reportHash = await connection.store.putJson(report)
     const verdict = await postVerdict(connection, task.id, report.accepted, reportHash)
     emit({
@@ -116,5 +137,14 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       gasUsed: verdict.gasUsed,
     })
     return {taskId: task.id, accepted: report.accepted, reportHash}
+  }
+
+  /** The runtime a proof names, or undefined when its manifest is missing or malformed (verifyProof then rejects it). */
+  async function runtimeOfProof(manifestHash: Hex): Promise<ProofManifest['runtime'] | undefined> {
+    try {
+      return (await connection.store.getJson<ProofManifest>(manifestHash)).runtime
+    } catch {
+      return undefined
+    }
   }
 }

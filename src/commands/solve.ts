@@ -32,7 +32,7 @@ export default class Solve extends BaseCommand {
       if (flags.json) return this.emitJsonLine({role: 'solver', ...event})
       switch (event.type) {
         case 'ready':
-          return this.log(`solver ${event.address} ready (backend ${flags.backend})`)
+          return this.log(`solver ${event.address} ready, backend ${event.runtime}`)
         case 'claimed':
           this.log(`task ${event.taskId}: claimed`)
           return

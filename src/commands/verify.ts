@@ -29,7 +29,7 @@ export default class Verify extends BaseCommand {
       if (flags.json) return this.emitJsonLine({role: 'verifier', ...event})
       switch (event.type) {
         case 'ready':
-          return this.log(`verifier ${event.address} ready (backend ${flags.backend})`)
+          return this.log(`verifier ${event.address} ready, backend ${event.runtime}`)
         case 'claimed':
           return this.log(`task ${event.taskId}: verification claimed, randomness ${event.randomness}`)
         case 'segment':
@@ -40,6 +40,10 @@ export default class Verify extends BaseCommand {
           return this.log(`task ${event.taskId}: settled`)
         case 'lost-race':
           return this.log(`task ${event.taskId}: taken by another verifier (${event.reason})`)
+        case 'skipped':
+          return this.log(`task ${event.taskId}: skipped, ${event.reason}`)
+        case 'inconclusive':
+          return this.log(`task ${event.taskId}: no verdict posted, ${event.reason}`)
       }
     }
     await withInterrupt((signal) =>

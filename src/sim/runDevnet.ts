@@ -1,5 +1,4 @@
 import {BaseError} from '../errors/base.js'
-import {sleep} from '../actors/sleep.js'
 import type {DevnetReport} from './buildReport.js'
 import {createDevnet, type DevnetEvent, type SubmissionOutcome} from './createDevnet.js'
 import type {ResolvedScenario} from './scenario.js'
@@ -65,6 +64,10 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
   }
 }
 
-async function waitForAbort(signal: AbortSignal): Promise<void> {
-  while (!signal.aborted) await sleep(60_000, signal)
+/** Resolves on abort without a timer of its own, so it never keeps a finished run's process alive. */
+function waitForAbort(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve()
+    else signal.addEventListener('abort', () => resolve(), {once: true})
+  })
 }

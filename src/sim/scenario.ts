@@ -51,7 +51,8 @@ export const scenarioSchema = z.strictObject({
 })
 
 export type Scenario = z.infer<typeof scenarioSchema>
-export type ResolvedScenario = Scenario & {source: string; jobs: (Scenario['jobs'][number] & {path: string})[]}
+export type ScenarioJob = Scenario['jobs'][number] & {/** Absolute path of the job spec. */ path: string}
+export type ResolvedScenario = Omit<Scenario, 'jobs'> & {source: string; jobs: ScenarioJob[]}
 
 /** The embedded default: 1 submitter, 2 solvers, 2 verifiers and one MNIST MLP job. */
 export const defaultScenario: Scenario = scenarioSchema.parse({

@@ -25,7 +25,10 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
   const task = `task ${String(event.taskId ?? '?')}`
   switch (event.type) {
     case 'ready':
-      return `ready as ${String(event.address)}`
+      return `ready as ${String(event.address)}, backend ${String(event.runtime)}`
+    case 'skipped':
+    case 'inconclusive':
+      return `${task}: ${event.type}, ${String(event.reason)}`
     case 'claimed':
       return event.randomness ? `${task}: verification claimed (randomness ${String(event.randomness).slice(0, 10)}…)` : `${task}: claimed`
     case 'progress': {

@@ -105,7 +105,7 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       const model = await tf.loadLayersModel(
         tf.io.fromMemory({
           modelTopology: modelJson.modelTopology,
-          weightSpecs: modelJson.weightsManifest.flatMap((group) => group.weightsManifest ?? group.weights),
+          weightSpecs: modelJson.weightsManifest.flatMap((group) => group.weights),
           weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength),
         }),
       )
