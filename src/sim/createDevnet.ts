@@ -132,7 +132,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
         if (account.role === 'solver') spawn(`solver-${++solverNumber}`, 'solver', account, ['solve', '--loop'])
         if (account.role === 'verifier') spawn(`verifier-${++verifierNumber}`, 'verifier', account, ['verify', '--loop'])
       }
-      await writeProcesses(stateDir, {devnetPid: process.pid, anvilPort: anvil.port, actors: actors.map(({name, pid}) => ({name, pid}))})
+      await writeProcesses(stateDir, {devnetPid: process.pid, anvilPid: anvil.pid, actors: actors.map(({name, pid}) => ({name, pid}))})
       emit({type: 'phase', message: `spawned ${solverNumber} solvers and ${verifierNumber} verifiers (backend ${backend})`})
     },
 
@@ -194,7 +194,8 @@ export function createDevnet(options: DevnetOptions): Devnet {
   }
 }
 
-type ProcessesFile = {devnetPid: number; anvilPort?: number; actors: {name: string; pid: number | undefined}[]}
+/** Who is running, for `devnet` tooling and the orphan tests. */
+type ProcessesFile = {devnetPid: number; anvilPid?: number | undefined; actors: {name: string; pid: number | undefined}[]}
 
 async function writeProcesses(stateDir: string, value: ProcessesFile): Promise<void> {
   await mkdir(stateDir, {recursive: true})

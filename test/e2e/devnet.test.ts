@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {existsSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -28,9 +28,22 @@ function assertNoOrphans(stateDir: string): void {
   assert.deepEqual(left, [], `processes left behind: ${left.map((entry) => entry.cmdline).join('\n')}`)
 }
 
-async function anvilPortOf(stateDir: string): Promise<number> {
-  const config = JSON.parse(await readFile(path.join(stateDir, 'devnet.json'), 'utf8')) as {rpcUrl: string}
-  return Number(new URL(config.rpcUrl).port)
+async function runningProcesses(stateDir: string): Promise<{anvilPid?: number; actors: {name: string; pid?: number}[]} | undefined> {
+  try {
+    const processes = JSON.parse(await readFile(path.join(stateDir, 'processes.json'), 'utf8')) as {anvilPid?: number; actors: {name: string; pid?: number}[]}
+    return processes.actors.length > 0 ? processes : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')
+  } catch {
+    return false
+  }
 }
 
 describe('gensyn devnet up (real anvil, real actor processes, real training)', function () {
@@ -80,7 +93,9 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     const devnet = runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/smoke.yaml', '--state-dir', stateDir])
     try {
       await waitFor(() => (existsSync(path.join(stateDir, 'devnet.json')) ? true : undefined), 60_000, 'devnet.json')
-      const port = await anvilPortOf(stateDir)
+      const running = await waitFor(() => runningProcesses(stateDir), 60_000, 'the actors to be spawned')
+      const pids = [running.anvilPid, ...running.actors.map((actor) => actor.pid)].filter((pid): pid is number => pid !== undefined)
+      assert.equal(pids.length, 5, 'expected anvil and four role actors')
       const settled = await waitFor(
         async () => {
           const show = await runGensyn(['tasks', 'show', '1', '--json', '--state-dir', stateDir])
@@ -102,6 +117,7 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       assert.equal(fetched.exitCode, 0, String(fetched.stderr))
       const modelJson = JSON.parse(await readFile(path.join(outDir, 'model.json'), 'utf8')) as tf.io.ModelJSON
       const weights = await readFile(path.join(outDir, 'weights.bin'))
+      await tf.setBackend('cpu')
       const model = await tf.loadLayersModel(
         tf.io.fromMemory({
           modelTopology: modelJson.modelTopology,
@@ -112,12 +128,12 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       const prediction = model.predict(tf.zeros([1, 784])) as tf.Tensor
       assert.deepEqual(prediction.shape, [1, 10])
 
-      assert.ok(processesMatching(`--port ${port}`).length > 0, 'anvil is not running while the devnet is up')
+      assert.deepEqual(pids.filter((pid) => !isAlive(pid)), [], 'a process died while the devnet was up')
       devnet.kill('SIGINT')
       const exit = await devnet
       assert.notEqual(exit.exitCode, null)
       assertNoOrphans(stateDir)
-      assert.deepEqual(processesMatching(`--port ${port}`), [], 'anvil outlived the devnet')
+      assert.deepEqual(pids.filter(isAlive), [], 'anvil or an actor outlived the devnet')
     } finally {
       devnet.kill('SIGKILL')
     }

@@ -6,7 +6,7 @@ export class JobSpecError extends BaseError {
   /** Path of the first failing field, e.g. `model.layers[1].type` (empty for file/YAML problems). */
   readonly field: string | undefined
   constructor(shortMessage: string, parameters: BaseErrorParameters & {field?: string} = {}) {
-    super(shortMessage, {docsPath: 'job-spec.md', ...parameters})
+    super(shortMessage, {docsPath: 'job-spec.md', exitCode: 2, ...parameters})
     this.field = parameters.field
   }
 }

@@ -211,14 +211,11 @@ export async function write(
   const contracts = ctx.systems.flatMap((system) => (system.market ? [system.registry, system.market] : [system.registry]))
   const accounts = [...new Set([...ctx.tracked, ...contracts].map((a) => getAddress(a)))]
   const before = await balances(ctx, accounts)
-  const hash = await actor.wallet.writeContract({
-    address,
-    abi: [...abi, ...allErrorsAbi],
-    functionName,
-    args,
-    value: options.value,
-    gas: options.gas,
-  } as never)
+  const call = {address, abi: [...abi, ...allErrorsAbi], functionName, args, value: options.value}
+  // Same padding as src/protocol/sendContractTransaction.ts: anvil's estimate can leave the market's inner
+  // call to the registry short of gas, and the mined transaction then reverts out of gas.
+  const gas = options.gas ?? ((await ctx.publicClient.estimateContractGas({...call, account: actor.wallet.account} as never)) * 5n) / 4n
+  const hash = await actor.wallet.writeContract({...call, gas} as never)
   const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
   const after = await balances(ctx, accounts)
   const gasPaid = receipt.gasUsed * receipt.effectiveGasPrice

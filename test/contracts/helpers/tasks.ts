@@ -65,8 +65,10 @@ export async function taskAt(
   if (stage === 'Committed') return id
   await ctx.test.mine({blocks: 1})
   results.push(await marketWrite(ctx, verifier, 'claimVerification', [id], {address}))
+  assert.equal(results.at(-1)?.receipt.status, 'success', 'claimVerification reverted')
   if (stage === 'Verifying') return id
   results.push(await marketWrite(ctx, verifier, 'postVerdict', [id, options.accepted ?? true, proof.report], {address}))
+  for (const step of results) assert.equal(step.receipt.status, 'success', 'a set-up transaction reverted')
   const task = await getTask(ctx, id, address)
   assert.equal(task.status, Status.Verified)
   return id
