@@ -57,7 +57,13 @@ export function createDevnet(options: DevnetOptions): Devnet {
   const storeDir = path.join(stateDir, 'store')
   const backend = options.backend ?? scenario.backend
   const accounts = devnetAccounts(scenario.actors)
-  const anvil = createAnvil({port: options.port, blockTime: scenario.chain.blockTime, accounts: accounts.length, balance: scenario.chain.accountBalance})
+  // The devnet handles Ctrl-C itself: actors stop first, the report reads the chain, and only then anvil stops.
+  const anvil = createAnvil({
+    port: options.port,
+    accounts: accounts.length,
+    balance: scenario.chain.accountBalance,
+    handleSignals: false,
+  })
   const actors: ActorHandle[] = []
   const emit = options.onEvent ?? (() => {})
   let connection: Connection | undefined
@@ -114,6 +120,9 @@ export function createDevnet(options: DevnetOptions): Devnet {
         },
       })
       deployBlock = deployed.deployBlock
+      // Deploy on automine (no block waits), then mine on an interval: a verifier needs a block after the
+      // commit for its randomness, whether or not anyone else is sending transactions.
+      await publicClient.request({method: 'evm_setIntervalMining', params: [scenario.chain.blockTime]} as never)
       await writeDevnetConfig(stateDir, {
         rpcUrl: anvil.rpcUrl,
         chainId: await publicClient.getChainId(),

@@ -54,7 +54,14 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
     await devnet.stopActors()
     if (submissions.length === 0) submissions = await jobs
     if (crash) throw new BaseError(`devnet stopped: ${crash}`, {details: `Logs: ${options.stateDir}/logs`})
-    const report = await devnet.report(submissions)
+    let report: DevnetReport
+    try {
+      report = await devnet.report(submissions)
+    } catch (error) {
+      // A Ctrl-C on a terminal reaches anvil too, and it may be gone before we can read it back.
+      if (!options.signal.aborted) throw error
+      throw new BaseError('devnet interrupted before its report could be read', {cause: error, exitCode: 130})
+    }
     if (deadline.aborted && options.untilSettled) report.failures.push(`timed out after ${timeoutSeconds} s`)
     if (deadline.aborted && options.untilSettled) report.ok = false
     return {report, interrupted: options.signal.aborted, timedOut: deadline.aborted}

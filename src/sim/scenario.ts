@@ -32,7 +32,7 @@ export const scenarioSchema = z.strictObject({
     .min(1),
   chain: z
     .strictObject({
-      blockTime: z.number().positive().max(60).default(1),
+      blockTime: z.number().int().positive().max(60).default(1),
       challengeWindow: z.number().int().min(0).default(5),
       unbondingDelay: z.number().int().min(0).default(60),
       solverStake: ether.default('1'),

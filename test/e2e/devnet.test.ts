@@ -139,6 +139,22 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     }
   })
 
+  it('leaves nothing behind even when the devnet itself is killed with SIGKILL', async () => {
+    const devnet = runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/smoke.yaml', '--state-dir', stateDir])
+    try {
+      const running = await waitFor(() => runningProcesses(stateDir), 60_000, 'the actors to be spawned')
+      const pids = [running.anvilPid, ...running.actors.map((actor) => actor.pid)].filter((pid): pid is number => pid !== undefined)
+      assert.equal(pids.length, 5)
+      devnet.kill('SIGKILL')
+      await devnet
+      // Actors notice their parent is gone within a second or two; anvil's watchdog reacts at once.
+      await waitFor(() => (pids.some(isAlive) ? undefined : true), 15_000, 'anvil and the actors to exit')
+      assertNoOrphans(stateDir)
+    } finally {
+      devnet.kill('SIGKILL')
+    }
+  })
+
   it('fails cleanly when a job is invalid: non-zero exit, one-line reason, nothing left running', async () => {
     const run = await runGensyn(['devnet', 'up', '--scenario', path.join(repoRoot, 'test/fixtures/bad/scenario.yaml'), '--until-settled', '--state-dir', stateDir])
     assert.notEqual(run.exitCode, 0)

@@ -1,0 +1,32 @@
+// `npm run bench`: every figure is measured side by side in this one run, on this machine.
+//  1. solver training steps/s with proof checkpointing vs a plain tfjs loop on the same job (a ratio);
+//  2. seconds from `gensyn devnet up` to the first settled task (the smoke scenario, real processes).
+import os from 'node:os'
+
+import {benchDevnet} from './devnet.js'
+import {benchTraining} from './training.js'
+
+console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`)
+
+const {runtime, rows} = await benchTraining()
+console.log(`\n1. training throughput on ${runtime} (median of 3, steps/s)`)
+console.log('job          steps  ckpts  gensyn (with proof)  plain tfjs  gensyn/plain')
+for (const row of rows) {
+  console.log(
+    [
+      row.job.padEnd(12),
+      String(row.steps).padStart(5),
+      String(row.checkpoints).padStart(6),
+      row.gensynStepsPerSecond.toFixed(1).padStart(20),
+      row.plainStepsPerSecond.toFixed(1).padStart(11),
+      row.ratio.toFixed(2).padStart(13),
+    ].join(' '),
+  )
+}
+
+const devnet = await benchDevnet('fixtures/scenarios/smoke.yaml')
+console.log(`\n2. gensyn devnet up, scenario ${devnet.scenario} (seconds since the command started)`)
+console.log(`contracts deployed      ${devnet.contractsDeployed.toFixed(1).padStart(6)}`)
+console.log(`actors ready            ${devnet.actorsReady.toFixed(1).padStart(6)}`)
+console.log(`first task settled      ${devnet.firstSettled.toFixed(1).padStart(6)}`)
+console.log(`exited with the report  ${devnet.exited.toFixed(1).padStart(6)}`)
