@@ -1,7 +1,7 @@
 import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
-import {trainJob} from '../ml/train/index.js'
+import {TrainingAbortedError, trainJob} from '../ml/train/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
@@ -16,6 +16,7 @@ import {readSolverState, writeSolverState} from './solverState.js'
 export type SolverEvent =
   | {type: 'ready'; address: Hex; runtime: string}
   | {type: 'claimed'; taskId: bigint; gasUsed: bigint}
+  | {type: 'resumed'; taskId: bigint; step: number}
   | {type: 'progress'; taskId: bigint; step: number; steps: number; loss: number}
   | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex}
   | {type: 'committed'; taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number; runtime: string; gasUsed: bigint}
@@ -104,7 +105,8 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     const stored = [...(saved?.checkpoints ?? [])]
     const last = stored.at(-1)
     const resume = last ? {...last, checkpoints: [...stored]} : undefined
-    const result = await trainJob({
+    if (resume) emit({type: 'resumed', taskId: task.id, step: resume.step})
+    const training = trainJob({
       spec,
       store: connection.store,
       backend: options.backend,
@@ -117,7 +119,14 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
         await writeSolverState(connection.stateDir, me, {taskId: task.id, checkpoints: stored})
       },
     })
-    if (signal?.aborted) return undefined
+    let result: Awaited<typeof training>
+    try {
+      result = await training
+    } catch (error) {
+      // Interrupted: the checkpoints stored so far stay in the state file, and the next run resumes there.
+      if (error instanceof TrainingAbortedError) return undefined
+      throw error
+    }
     const commit = await commitProof(connection, task.id, {
       proofRoot: result.proofRoot,
       manifestHash: result.manifestHash,
