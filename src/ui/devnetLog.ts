@@ -71,14 +71,12 @@ export function renderReport(report: DevnetReport): string {
     ]),
   )
   const accounts = renderTable(
-    ['#', 'ROLE', 'ADDRESS', 'WALLET Δ (ETH)', 'STAKE Δ (ETH)'],
-    report.accounts.map((account) => [
-      String(account.index),
-      account.role,
-      account.address,
-      signedEther(BigInt(account.balanceAfter) - BigInt(account.balanceBefore)),
-      signedEther(BigInt(account.stakeAfter) - BigInt(account.stakeBefore)),
-    ]),
+    ['#', 'ROLE', 'ADDRESS', 'WALLET Δ (ETH)', 'STAKE Δ (ETH)', 'NET Δ (ETH, after gas)'],
+    report.accounts.map((account) => {
+      const wallet = BigInt(account.balanceAfter) - BigInt(account.balanceBefore)
+      const stake = BigInt(account.stakeAfter) - BigInt(account.stakeBefore)
+      return [String(account.index), account.role, account.address, signedEther(wallet), signedEther(stake), signedEther(wallet + stake)]
+    }),
   )
   const conservation = report.conservation.ok
     ? `money conserved: every wei accounted for (gas fees ${formatEther(BigInt(report.conservation.gasFees))} ETH)`
