@@ -2,15 +2,12 @@ import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {TrainingAbortedError, trainJob} from '../ml/train/index.js'
-import type {SignedConnection} from '../protocol/connect.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
-import {listTasks} from '../protocol/listTasks.js'
-import {claimTask, commitProof, settleTask} from '../protocol/marketActions.js'
+import {claimTask, commitProof} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
-import {chainTime} from './chainTime.js'
 import {loadTaskSpec} from './loadTaskSpec.js'
-import {sleep} from './sleep.js'
+import {type RoleLoopOptions, runRoleLoop} from './runRoleLoop.js'
 import {readSolverState, writeSolverState} from './solverState.js'
 
 export type SolverEvent =
@@ -23,16 +20,7 @@ export type SolverEvent =
   | {type: 'settled'; taskId: bigint; gasUsed: bigint}
   | {type: 'lost-race'; taskId: bigint; reason: string}
 
-export type SolverOptions = {
-  connection: SignedConnection
-  backend: BackendName
-  /** Keep taking tasks until aborted; otherwise solve one task and return. */
-  loop: boolean
-  maxTasks?: number | undefined
-  pollMs?: number
-  signal?: AbortSignal | undefined
-  onEvent?: (event: SolverEvent) => void
-}
+export type SolverOptions = RoleLoopOptions<SolverEvent>
 
 export type SolvedTask = {taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number}
 
@@ -45,9 +33,6 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   const {connection, signal} = options
   const emit = options.onEvent ?? (() => {})
   const me = connection.account.address
-  const pollMs = options.pollMs ?? 500
-  const maxTasks = options.maxTasks ?? (options.loop ? Number.POSITIVE_INFINITY : 1)
-  const solved: SolvedTask[] = []
   // Tasks another solver claimed first: the list we read may still show them open for a block.
   const lostRaces = new Set<bigint>()
 
@@ -55,35 +40,18 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   await ensureRegistered(connection, 'solver')
   emit({type: 'ready', address: me, runtime: runtimeIdString(runtime)})
 
-  while (!signal?.aborted) {
-    const tasks = await listTasks(connection)
-    const {timestamp} = await chainTime(connection)
-    await settleMine(tasks.filter((task) => task.solver === me && task.status === 'Verified' && timestamp > task.deadline))
-
-    const unfinished = tasks.find((task) => task.solver === me && task.status === 'Claimed' && timestamp <= task.deadline)
-    const open = tasks.find((task) => task.status === 'Submitted' && !lostRaces.has(task.id) && timestamp <= task.deadline)
-    const next = unfinished ?? (solved.length < maxTasks ? open : undefined)
-    if (next) {
-      const result = await solveTask(next, next === unfinished)
-      if (result) solved.push(result)
-      if (!options.loop && solved.length >= maxTasks) break
-      continue
-    }
-    if (!options.loop && solved.length >= maxTasks) break
-    await sleep(pollMs, signal)
-  }
-  return solved
-
-  async function settleMine(ready: Task[]): Promise<void> {
-    for (const task of ready) {
-      try {
-        const transaction = await settleTask(connection, task.id)
-        emit({type: 'settled', taskId: task.id, gasUsed: transaction.gasUsed})
-      } catch (error) {
-        if (!isRevert(error, 'InvalidStatus')) throw error // someone else settled it first
-      }
-    }
-  }
+  return runRoleLoop({
+    options,
+    isOwnVerified: (task) => task.solver === me && task.status === 'Verified',
+    pick(tasks, now, mayTakeMore) {
+      const held = tasks.find((task) => task.solver === me && task.status === 'Claimed' && now.timestamp <= task.deadline)
+      if (held) return {task: held, held: true}
+      const open = tasks.find((task) => task.status === 'Submitted' && !lostRaces.has(task.id) && now.timestamp <= task.deadline)
+      return open && mayTakeMore ? {task: open, held: false} : undefined
+    },
+    work: solveTask,
+    onSettled: (taskId, gasUsed) => emit({type: 'settled', taskId, gasUsed}),
+  })
 
   async function solveTask(task: Task, alreadyClaimed: boolean): Promise<SolvedTask | undefined> {
     if (!alreadyClaimed) {

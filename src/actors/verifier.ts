@@ -2,15 +2,12 @@ import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, sameRuntime, selectBackend} from '../ml/backend/index.js'
 import {type ProofManifest, verifyProof} from '../pol/index.js'
-import type {SignedConnection} from '../protocol/connect.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
-import {listTasks} from '../protocol/listTasks.js'
-import {claimVerification, postVerdict, settleTask} from '../protocol/marketActions.js'
+import {claimVerification, postVerdict} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
-import {chainTime} from './chainTime.js'
 import {loadTaskSpec} from './loadTaskSpec.js'
-import {sleep} from './sleep.js'
+import {type RoleLoopOptions, runRoleLoop} from './runRoleLoop.js'
 
 export type VerifierEvent =
   | {type: 'ready'; address: Hex; runtime: string}
@@ -22,15 +19,7 @@ export type VerifierEvent =
   | {type: 'settled'; taskId: bigint; gasUsed: bigint}
   | {type: 'lost-race'; taskId: bigint; reason: string}
 
-export type VerifierOptions = {
-  connection: SignedConnection
-  backend: BackendName
-  loop: boolean
-  maxTasks?: number | undefined
-  pollMs?: number
-  signal?: AbortSignal | undefined
-  onEvent?: (event: VerifierEvent) => void
-}
+export type VerifierOptions = RoleLoopOptions<VerifierEvent>
 
 export type VerifiedTask = {taskId: bigint; accepted: boolean; reportHash: Hex}
 
@@ -43,9 +32,6 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
   const {connection, signal} = options
   const emit = options.onEvent ?? (() => {})
   const me = connection.account.address
-  const pollMs = options.pollMs ?? 500
-  const maxTasks = options.maxTasks ?? (options.loop ? Number.POSITIVE_INFINITY : 1)
-  const verified: VerifiedTask[] = []
 
   const runtime = await selectBackend(options.backend)
   await ensureRegistered(connection, 'verifier')
@@ -54,33 +40,26 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
   const unverifiable = new Set<bigint>()
   const lostRaces = new Set<bigint>()
 
-  while (!signal?.aborted) {
-    const tasks = await listTasks(connection)
-    const now = await chainTime(connection)
-    for (const task of tasks.filter((candidate) => candidate.verifier === me && candidate.status === 'Verified' && now.timestamp > candidate.deadline)) {
-      try {
-        const transaction = await settleTask(connection, task.id)
-        emit({type: 'settled', taskId: task.id, gasUsed: transaction.gasUsed})
-      } catch (error) {
-        if (!isRevert(error, 'InvalidStatus')) throw error
-      }
-    }
-    const mine = tasks.find((task) => task.verifier === me && task.status === 'Verifying' && now.timestamp <= task.deadline)
-    const ready = tasks.find(
-      (task) =>
-        task.status === 'Committed' && task.solver !== me && !unverifiable.has(task.id) && !lostRaces.has(task.id) && now.timestamp <= task.deadline && now.number > task.commitBlock + 1n,
-    )
-    const next = mine ?? (verified.length < maxTasks ? ready : undefined)
-    if (next) {
-      const result = await verifyTask(next, next === mine)
-      if (result) verified.push(result)
-      if (!options.loop && verified.length >= maxTasks) break
-      continue
-    }
-    if (!options.loop && verified.length >= maxTasks) break
-    await sleep(pollMs, signal)
-  }
-  return verified
+  return runRoleLoop({
+    options,
+    isOwnVerified: (task) => task.verifier === me && task.status === 'Verified',
+    pick(tasks, now, mayTakeMore) {
+      const held = tasks.find((task) => task.verifier === me && task.status === 'Verifying' && now.timestamp <= task.deadline)
+      if (held) return {task: held, held: true}
+      const ready = tasks.find(
+        (task) =>
+          task.status === 'Committed' &&
+          task.solver !== me &&
+          !unverifiable.has(task.id) &&
+          !lostRaces.has(task.id) &&
+          now.timestamp <= task.deadline &&
+          now.number > task.commitBlock + 1n,
+      )
+      return ready && mayTakeMore ? {task: ready, held: false} : undefined
+    },
+    work: verifyTask,
+    onSettled: (taskId, gasUsed) => emit({type: 'settled', taskId, gasUsed}),
+  })
 
   async function verifyTask(task: Task, alreadyClaimed: boolean): Promise<VerifiedTask | undefined> {
     let randomness = task.randomness
