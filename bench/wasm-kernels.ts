@@ -6,23 +6,10 @@ import * as tf from '@tensorflow/tfjs'
 import type {BackendWasm} from '@tensorflow/tfjs-backend-wasm'
 
 import {registerWasmKernelFixes, stockWasmKernel} from '../src/ml/kernels/index.js'
-
-function values(seed: number, size: number, lo = -1, hi = 1): Float32Array {
-  let s = seed >>> 0 || 1
-  const out = new Float32Array(size)
-  for (let i = 0; i < size; i++) {
-    s ^= s << 13
-    s >>>= 0
-    s ^= s >>> 17
-    s ^= s << 5
-    s >>>= 0
-    out[i] = lo + ((s >>> 8) / 16777216) * (hi - lo)
-  }
-  return out
-}
+import {seeded} from '../src/ml/kernels/testHelpers.js'
 
 function tensor(seed: number, shape: number[], lo = -1, hi = 1): tf.Tensor {
-  return tf.tensor(values(seed, shape.reduce((a, b) => a * b, 1), lo, hi), shape)
+  return tf.tensor(seeded(seed, shape.reduce((a, b) => a * b, 1), lo, hi), shape)
 }
 
 /** Median ms of `reps` timed runs after `warm` untimed ones. */
@@ -131,7 +118,7 @@ async function stepTime(backend: 'cpu' | 'wasm', reps: number): Promise<number> 
   const model = buildCnn()
   const optimizer = tf.train.sgd(0.05)
   model.compile({optimizer, loss: 'categoricalCrossentropy'})
-  tf.tidy(() => model.setWeights(model.getWeights().map((w, i) => tf.tensor(values(100 + i, w.size, -0.1, 0.1), w.shape))))
+  tf.tidy(() => model.setWeights(model.getWeights().map((w, i) => tf.tensor(seeded(100 + i, w.size, -0.1, 0.1), w.shape))))
   const x = tensor(9, [32, 28, 28, 1], 0, 1)
   const y = tf.tidy(() => tf.oneHot(tf.tensor1d(Array.from({length: 32}, (_, i) => i % 10), 'int32'), 10).toFloat())
   const t = await median(() => model.trainOnBatch(x, y), reps)
