@@ -15,9 +15,10 @@ export type SubmitJobOptions = {
   wait: boolean
   backend: BackendName
   connectOptions: ConnectOptions
+  /** Called once the task is on chain, before any waiting. */
+  onSubmitted?: (result: SubmitJobResult) => void
   /** Called with the phase index (0 submitted … 5 settled) whenever the task moves. */
   onStatus?: (phase: number, status: TaskStatus) => void
-  log?: (line: string) => void
   signal?: AbortSignal
 }
 
@@ -44,7 +45,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   const spec = await loadJobSpec(options.jobPath)
   const payment = paymentFor(spec)
   const summary = {
-    dryRun: options.dryRun,
+    dryRun: options.dryRun === true,
     specHash: hashSpec(spec),
     escrow: payment.escrow.toString(),
     solverReward: payment.solverReward.toString(),
@@ -60,6 +61,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     transactionHash: submitted.transaction.hash,
     gasUsed: submitted.transaction.gasUsed.toString(),
   }
+  options.onSubmitted?.(result)
   if (!options.wait) return result
 
   options.onStatus?.(0, 'Submitted')

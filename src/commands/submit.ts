@@ -5,7 +5,7 @@ import {submitJob, type SubmitJobResult} from '../actors/submitJob.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
-import {createProgress} from '../ui/progress.js'
+import {createProgress, type Progress} from '../ui/progress.js'
 
 export default class Submit extends BaseCommand {
   static override summary = 'Submit a training job: validate its spec, publish it and escrow the fee.'
@@ -28,23 +28,25 @@ export default class Submit extends BaseCommand {
 
   async run(): Promise<SubmitJobResult> {
     const {args, flags} = await this.parse(Submit)
-    const progress = createProgress({label: 'task', total: 5, enabled: flags.wait && !flags.json && !flags['dry-run']})
+    let progress: Progress | undefined
     const result = await submitJob({
       jobPath: args.job,
       dryRun: flags['dry-run'],
       wait: flags.wait,
       backend: flags.backend as 'wasm' | 'cpu' | 'gpu',
       connectOptions: connectOptionsFrom(flags, true),
-      onStatus: (phase, status) => progress.update(phase, status),
-      log: (line) => this.log(line),
+      onSubmitted: (submitted) => {
+        this.log(`task ${submitted.taskId} submitted (spec ${submitted.specHash}, escrow ${formatEther(BigInt(submitted.escrow))} ETH)`)
+        progress = createProgress({label: `task ${submitted.taskId}`, total: 5, enabled: flags.wait && !flags.json})
+      },
+      onStatus: (phase, status) => progress?.update(phase, status),
     })
-    progress.stop()
+    progress?.stop()
     if (result.dryRun) {
       this.log(`valid: ${args.job} (spec ${result.specHash})`)
       this.log(`escrow: ${formatEther(BigInt(result.escrow))} ETH (solver ${formatEther(BigInt(result.solverReward))}, verifier ${formatEther(BigInt(result.verifierReward))})`)
-    } else {
-      this.log(`task ${result.taskId} submitted (spec ${result.specHash}, escrow ${formatEther(BigInt(result.escrow))} ETH)`)
-      if (result.status) this.log(`task ${result.taskId}: ${result.status}, verdict ${result.verdict}${result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)}`}`)
+    } else if (result.status) {
+      this.log(`task ${result.taskId}: ${result.status}, verdict ${result.verdict}${result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)}`}`)
     }
     return result
   }

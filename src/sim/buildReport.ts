@@ -27,6 +27,8 @@ export type TaskReport = {
   /** Chain-clock seconds spent in each phase (block timestamps, so whole seconds). */
   seconds: {queued: number; training: number; verification: number; challenge: number; total: number}
   proofRoot: Hex
+  /** Whether the task came from one of the scenario's jobs (only those are held to its expectations). */
+  fromScenario: boolean
   expectations: {ok: boolean; failures: string[]}
 }
 
@@ -83,7 +85,11 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     if (typeof taskId === 'string' && typeof testAccuracy === 'number') accuracyByTask.set(taskId, testAccuracy)
   }
 
-  const taskReports = tasks.map((task) => taskReport(task, events.get(task.id) ?? new Map(), accuracyByTask.get(task.id.toString()) ?? null, scenario))
+  // Only the scenario's own jobs are judged; a task someone else submitted to the devnet is only reported.
+  const scenarioTaskIds = new Set(options.submissions.flatMap((submission) => (typeof submission.result?.taskId === 'string' ? [submission.result.taskId] : [])))
+  const taskReports = tasks.map((task) =>
+    taskReport(task, events.get(task.id) ?? new Map(), accuracyByTask.get(task.id.toString()) ?? null, scenarioTaskIds.has(task.id.toString()) ? scenario : undefined),
+  )
 
   const fees = await gasFeesPaid(connection, accounts.map((account) => account.address), before.blockNumber, after.blockNumber)
   const total = (snapshot: BalanceSnapshot) =>
@@ -100,7 +106,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
   }
 
   const failures: string[] = []
-  if (tasks.length < scenario.jobs.length) failures.push(`expected ${scenario.jobs.length} tasks, found ${tasks.length}`)
+  if (scenarioTaskIds.size < scenario.jobs.length) failures.push(`expected ${scenario.jobs.length} tasks from the scenario's jobs, found ${scenarioTaskIds.size}`)
   for (const report of taskReports) failures.push(...report.expectations.failures.map((failure) => `task ${report.id}: ${failure}`))
   for (const submission of options.submissions) {
     if (submission.exit.exitCode !== 0) failures.push(`${submission.submitter} exited with ${submission.exit.exitCode ?? submission.exit.signal}: ${lastLine(submission.exit.stderrTail)}`)
@@ -146,7 +152,7 @@ async function readPhaseEvents(connection: Connection, fromBlock: bigint): Promi
   return byTask
 }
 
-function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null, scenario: ResolvedScenario): TaskReport {
+function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null, scenario: ResolvedScenario | undefined): TaskReport {
   const gas = (...names: PhaseEvent[]) => names.reduce((sum, name) => sum + (events.get(name)?.gasUsed ?? 0n), 0n)
   const at = (name: PhaseEvent) => events.get(name)?.timestamp
   const span = (from: PhaseEvent, to: PhaseEvent) => {
@@ -164,11 +170,13 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
   }
   const verdict = verdictOf(task)
   const failures: string[] = []
-  if (task.status !== 'Settled') failures.push(`status ${task.status}, expected Settled`)
-  if (verdict !== scenario.expect.verdict) failures.push(`verdict ${verdict}, expected ${scenario.expect.verdict}`)
-  const minimum = scenario.expect.minTestAccuracy
-  if (minimum !== undefined && scenario.expect.verdict === 'accepted' && (testAccuracy === null || testAccuracy < minimum)) {
-    failures.push(`test accuracy ${testAccuracy ?? 'unknown'}, expected at least ${minimum}`)
+  if (scenario) {
+    if (task.status !== 'Settled') failures.push(`status ${task.status}, expected Settled`)
+    if (verdict !== scenario.expect.verdict) failures.push(`verdict ${verdict}, expected ${scenario.expect.verdict}`)
+    const minimum = scenario.expect.minTestAccuracy
+    if (minimum !== undefined && scenario.expect.verdict === 'accepted' && (testAccuracy === null || testAccuracy < minimum)) {
+      failures.push(`test accuracy ${testAccuracy ?? 'unknown'}, expected at least ${minimum}`)
+    }
   }
   return {
     id: task.id.toString(),
@@ -188,6 +196,7 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
       total: span('TaskSubmitted', end),
     },
     proofRoot: task.proofRoot,
+    fromScenario: scenario !== undefined,
     expectations: {ok: failures.length === 0, failures},
   }
 }
