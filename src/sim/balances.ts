@@ -19,7 +19,7 @@ export type BalanceSnapshot = {
 /** Wallets, stakes (free + locked + unbonding) and both contracts' holdings, all read at one block. */
 export async function takeBalanceSnapshot(connection: Connection, accounts: readonly DevnetAccount[]): Promise<BalanceSnapshot> {
   const {publicClient, contracts} = connection
-  const blockNumber = await publicClient.getBlockNumber()
+  const blockNumber = await publicClient.getBlockNumber({cacheTime: 0})
   const at = {blockNumber}
   const accountBalances = await Promise.all(
     accounts.map(async ({address}) => {
