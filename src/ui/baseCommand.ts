@@ -62,6 +62,11 @@ function exitCodeOf(error: Error & {exitCode?: number; oclif?: {exit?: number}})
 }
 
 function oneLineMessage(error: Error): string {
-  const text = error instanceof BaseError ? error.shortMessage : error.message
-  return (text.split('\n').find((line) => line.trim() !== '') ?? String(error)).trim()
+  if (error instanceof BaseError) return error.shortMessage
+  // oclif's parse errors spread over lines ("Missing 1 required arg:", "job  Path to…", "See more help…").
+  const lines = error.message
+    .split('\n')
+    .map((line) => line.trim().replace(/\s{2,}/g, ': '))
+    .filter((line) => line !== '' && !line.startsWith('See more help'))
+  return lines.join(' ') || String(error)
 }

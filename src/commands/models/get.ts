@@ -24,8 +24,9 @@ export default class ModelsGet extends BaseCommand {
 
   async run(): Promise<FetchModelResult> {
     const {args, flags} = await this.parse(ModelsGet)
+    const taskId = parseTaskId(args.id)
     const connection = await connect(connectOptionsFrom(flags))
-    const result = await fetchModel({connection, taskId: parseTaskId(args.id), outDir: flags.out, force: flags.force})
+    const result = await fetchModel({connection, taskId, outDir: flags.out, force: flags.force})
     this.log(`task ${result.taskId}: wrote ${result.files.join(', ')} (checkpoint ${result.checkpoint}, step ${result.step})`)
     return result
   }

@@ -19,8 +19,9 @@ export default class TasksShow extends BaseCommand {
 
   async run(): Promise<Record<string, unknown>> {
     const {args, flags} = await this.parse(TasksShow)
+    const taskId = parseTaskId(args.id)
     const connection = await connect(connectOptionsFrom(flags))
-    const view = taskToJson(await getTask(connection, parseTaskId(args.id)))
+    const view = taskToJson(await getTask(connection, taskId))
     const width = Math.max(...Object.keys(view).map((key) => key.length))
     for (const [key, value] of Object.entries(view)) this.log(`${key.padEnd(width)}  ${String(value)}`)
     return view
