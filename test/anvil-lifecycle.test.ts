@@ -141,7 +141,8 @@ describe('anvil lifecycle: no anvil outlives its owner', () => {
     const c = await startChild('stop')
     const started = Date.now()
     assert.deepEqual(await c.exited, {code: 0, signal: null})
-    assert.ok(Date.now() - started < 2_000, `the owner took ${Date.now() - started} ms to end after stop()`)
+    // A leaked timer or handle keeps the owner alive indefinitely; the bound is loose so a loaded CI box passes.
+    assert.ok(Date.now() - started < 10_000, `the owner took ${Date.now() - started} ms to end after stop()`)
     assert.equal(isRunning(c.pid), false)
   })
 
