@@ -198,7 +198,10 @@ export function createDevnet(options: DevnetOptions): Devnet {
       anvilStopped = true
       await this.stopActors()
       await anvil.stop()
+      // The chain is gone with anvil: a stale devnet.json would only send later commands to a dead port.
+      // Logs, the blob store and report.json stay for reading.
       await rm(path.join(stateDir, 'processes.json'), {force: true})
+      await rm(path.join(stateDir, 'devnet.json'), {force: true})
     },
   }
 }

@@ -1,3 +1,6 @@
+import {writeFile} from 'node:fs/promises'
+import path from 'node:path'
+
 import {BaseError} from '../errors/base.js'
 import type {DevnetReport} from './buildReport.js'
 import {createDevnet, type DevnetEvent, type SubmissionOutcome} from './createDevnet.js'
@@ -64,6 +67,7 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
     }
     if (deadline.aborted && options.untilSettled) report.failures.push(`timed out after ${timeoutSeconds} s`)
     if (deadline.aborted && options.untilSettled) report.ok = false
+    await writeFile(path.join(options.stateDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`)
     return {report, interrupted: options.signal.aborted, timedOut: deadline.aborted}
   } finally {
     stopping = true

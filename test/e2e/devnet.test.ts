@@ -76,6 +76,9 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       .filter((account) => account.role === 'solver')
       .some((account) => BigInt(account.balanceAfter) + BigInt(account.stakeAfter) > BigInt(account.balanceBefore) + BigInt(account.stakeBefore))
     assert.ok(solverGain, 'no solver ended richer: the reward was not paid')
+    const saved = JSON.parse(await readFile(path.join(stateDir, 'report.json'), 'utf8')) as Report
+    assert.deepEqual(saved, report)
+    assert.equal(existsSync(path.join(stateDir, 'devnet.json')), false, 'a stale devnet.json outlived its chain')
     assertNoOrphans(stateDir)
   })
 

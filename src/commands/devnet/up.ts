@@ -1,3 +1,5 @@
+import path from 'node:path'
+
 import {Flags} from '@oclif/core'
 
 import {type DevnetReport} from '../../sim/buildReport.js'
@@ -42,6 +44,7 @@ export default class DevnetUp extends BaseCommand {
       }),
     )
     this.log(renderReport(report))
+    this.log(`report: ${path.join(flags['state-dir'], 'report.json')}, logs: ${path.join(flags['state-dir'], 'logs')}`)
     const failed = flags['until-settled'] && !report.ok
     if (flags.json) this.logJson(report)
     if (interrupted && flags['until-settled']) this.exit(130)
