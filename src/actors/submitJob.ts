@@ -1,6 +1,6 @@
 import type {Hex} from 'viem'
 
-import type {BackendName} from '../ml/backend/index.js'
+import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {evaluateCheckpoint} from '../ml/evaluate/index.js'
 import {loadJobSpec, paymentFor, specHash as hashSpec} from '../ml/spec/index.js'
 import type {ProofManifest} from '../pol/index.js'
@@ -35,6 +35,8 @@ export type SubmitJobResult = {
   status?: TaskStatus
   verdict?: 'accepted' | 'rejected' | 'none'
   testAccuracy?: number
+  /** The runtime the delivered model was evaluated on. */
+  evaluatedOn?: string
   finalCheckpoint?: Hex
 }
 
@@ -79,6 +81,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     const manifest = await connection.store.getJson<ProofManifest>(final.manifestHash)
     const last = manifest.checkpoints.at(-1)
     if (last) {
+      result.evaluatedOn = runtimeIdString(await selectBackend(options.backend))
       const evaluation = await evaluateCheckpoint({spec, checkpoint: await connection.store.get(last.hash), backend: options.backend})
       result.testAccuracy = evaluation.testAccuracy
       result.finalCheckpoint = last.hash

@@ -46,7 +46,7 @@ export default class Submit extends BaseCommand {
       this.log(`valid: ${args.job} (spec ${result.specHash})`)
       this.log(`escrow: ${formatEther(BigInt(result.escrow))} ETH (solver ${formatEther(BigInt(result.solverReward))}, verifier ${formatEther(BigInt(result.verifierReward))})`)
     } else if (result.status) {
-      this.log(`task ${result.taskId}: ${result.status}, verdict ${result.verdict}${result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)}`}`)
+      this.log(`task ${result.taskId}: ${result.status}, verdict ${result.verdict}${result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)} (on ${result.evaluatedOn})`}`)
     }
     return result
   }
