@@ -1,6 +1,9 @@
-import {Flags} from '@oclif/core'
+import {Args, Flags} from '@oclif/core'
 
 import {runSolver, type SolverEvent} from '../actors/solver.js'
+import {type OfflineSolveResult, solveOffline} from '../actors/solveOffline.js'
+import {InvalidInputError} from '../errors/base.js'
+import type {BackendName} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
@@ -15,17 +18,25 @@ export default class Solve extends BaseCommand {
   static override examples = [
     {description: 'Solve one task on the local devnet as account 2', command: '<%= config.bin %> <%= command.id %> --account 2'},
     {description: 'Keep solving, streaming events as JSON lines', command: '<%= config.bin %> <%= command.id %> --loop --account 2 --json'},
+    {description: 'Train a job with no chain and write a proof bundle', command: '<%= config.bin %> <%= command.id %> --offline fixtures/jobs/mnist-mlp.yaml --out ./proof'},
     {description: 'Solve against any chain where the contracts are deployed', command: '<%= config.bin %> <%= command.id %> --rpc-url http://127.0.0.1:8545 --market 0x… --registry 0x… --private-key $KEY --store /shared/blobs'},
   ]
+  static override args = {
+    job: Args.string({description: 'With --offline: the job spec (YAML) to train.'}),
+  }
   static override flags = {
     ...connectionFlags,
+    offline: Flags.boolean({description: 'Train JOB with no chain and write a proof bundle to --out.', exclusive: ['loop', 'max-tasks']}),
+    out: Flags.string({description: 'With --offline: the folder to write the proof bundle to.', dependsOn: ['offline']}),
     loop: Flags.boolean({description: 'Keep taking tasks until interrupted.'}),
     'max-tasks': Flags.integer({description: 'Stop after this many tasks (default: 1 without --loop).', min: 1}),
     backend: backendFlag,
   }
 
-  async run(): Promise<void> {
-    const {flags} = await this.parse(Solve)
+  async run(): Promise<OfflineSolveResult | undefined> {
+    const {args, flags} = await this.parse(Solve)
+    if (flags.offline) return this.solveOffline(args.job, flags.out, flags.backend as BackendName, flags.json === true)
+    if (args.job) throw new InvalidInputError(`job: a job file is only taken with --offline; on a chain the solver takes tasks from the market`)
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     let bar: Progress | undefined
     const onEvent = (event: SolverEvent) => {
@@ -55,5 +66,27 @@ export default class Solve extends BaseCommand {
     await withInterrupt((signal) =>
       runSolver({connection, backend: flags.backend as 'wasm' | 'cpu' | 'gpu', loop: flags.loop, maxTasks: flags['max-tasks'], signal, onEvent}),
     )
+  }
+
+  private async solveOffline(job: string | undefined, out: string | undefined, backend: BackendName, json: boolean): Promise<OfflineSolveResult> {
+    if (!job) throw new InvalidInputError('job: expected a job spec file with --offline')
+    if (!out) throw new InvalidInputError('--out: expected a folder to write the proof bundle to')
+    let bar: Progress | undefined
+    const result = await withInterrupt((signal) =>
+      solveOffline({
+        jobPath: job,
+        outDir: out,
+        backend,
+        signal,
+        onReady: (runtime) => this.log(`offline solve of ${job}, backend ${runtime}`),
+        onStep: (step, steps, loss) => {
+          bar ??= createProgress({label: 'training', total: steps, enabled: !json})
+          bar.update(step, `loss ${loss.toFixed(4)}`)
+        },
+      }),
+    )
+    bar?.stop()
+    this.log(`wrote ${result.files} files to ${result.dir}: ${result.checkpoints} checkpoints, root ${result.merkleRoot} (${result.trainingSeconds.toFixed(1)} s)`)
+    return result
   }
 }

@@ -1,0 +1,84 @@
+import {mkdir, readFile, rename, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+
+import type {Hex} from 'viem'
+
+import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
+import {loadJobSpec, specHash} from '../ml/spec/index.js'
+import {TrainingAbortedError, trainJob} from '../ml/train/index.js'
+import {writeBundle} from '../pol/bundle/index.js'
+import {BaseError} from '../errors/base.js'
+import {createLocalStore} from '../store/index.js'
+
+export type SolveOfflineOptions = {
+  jobPath: string
+  outDir: string
+  backend: BackendName
+  signal?: AbortSignal | undefined
+  onReady?: (runtime: string) => void
+  onStep?: (step: number, steps: number, loss: number) => void
+}
+
+export type OfflineSolveResult = {dir: string; files: number; checkpoints: number; merkleRoot: Hex; runtime: string; trainingSeconds: number}
+
+/**
+ * Trains a job with no chain and writes a self-describing proof bundle. Checkpoints are stored as they are
+ * made in `<out>.store/` (a content-addressed store beside the bundle, removed once the bundle is written),
+ * so an interrupted run loses only the steps since its last checkpoint: the same command carries on.
+ */
+export async function solveOffline(options: SolveOfflineOptions): Promise<OfflineSolveResult> {
+  const spec = await loadJobSpec(options.jobPath)
+  const runtime = await selectBackend(options.backend)
+  options.onReady?.(runtimeIdString(runtime))
+  const storeDir = `${path.resolve(options.outDir)}.store`
+  const store = createLocalStore(storeDir)
+  const progressFile = path.join(storeDir, 'progress.json')
+  const done = await readProgress(progressFile, specHash(spec), runtimeIdString(runtime))
+  const last = done.at(-1)
+  let result: Awaited<ReturnType<typeof trainJob>>
+  try {
+    result = await trainJob({
+      spec,
+      store,
+      backend: options.backend,
+      signal: options.signal,
+      resume: last ? {...last, checkpoints: [...done]} : undefined,
+      onStep: (step, loss) => options.onStep?.(step, spec.training.steps, loss),
+      onCheckpoint: async (checkpoint) => {
+        if (!done.some((known) => known.step === checkpoint.step)) done.push(checkpoint)
+        await writeProgress(progressFile, {specHash: specHash(spec), runtime: runtimeIdString(runtime), checkpoints: done})
+      },
+    })
+  } catch (error) {
+    if (error instanceof TrainingAbortedError) throw new BaseError(`interrupted at step ${error.message.match(/\d+/)?.[0] ?? '?'}: no bundle written`, {exitCode: 130})
+    throw error
+  }
+  const {dir, files} = await writeBundle({spec, store, manifest: result.manifest, outDir: options.outDir})
+  await rm(storeDir, {recursive: true, force: true})
+  return {
+    dir,
+    files: files.length,
+    checkpoints: result.checkpoints.length,
+    merkleRoot: result.proofRoot,
+    runtime: runtimeIdString(result.runtime),
+    trainingSeconds: result.seconds,
+  }
+}
+
+type Progress = {specHash: Hex; runtime: string; checkpoints: {step: number; hash: Hex}[]}
+
+/** Checkpoints an earlier, interrupted run of the same job on the same runtime already stored. */
+async function readProgress(file: string, spec: Hex, runtime: string): Promise<{step: number; hash: Hex}[]> {
+  try {
+    const progress = JSON.parse(await readFile(file, 'utf8')) as Progress
+    return progress.specHash === spec && progress.runtime === runtime ? progress.checkpoints : []
+  } catch {
+    return []
+  }
+}
+
+async function writeProgress(file: string, progress: Progress): Promise<void> {
+  await mkdir(path.dirname(file), {recursive: true})
+  await writeFile(`${file}.tmp`, JSON.stringify(progress))
+  await rename(`${file}.tmp`, file)
+}

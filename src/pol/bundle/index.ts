@@ -1,0 +1,6 @@
+export {type BundleManifest, bundleManifestSchema, bundleType, bundleVersion} from './bundleSchema.js'
+export {createBundleStore} from './createBundleStore.js'
+export {BundleError} from './errors.js'
+export {type Bundle, readBundle} from './readBundle.js'
+export {type BundleVerification, offlineRandomness, verifyBundle, type VerifyBundleParameters} from './verifyBundle.js'
+export {checkpointFileName, writeBundle, type WriteBundleParameters} from './writeBundle.js'

@@ -1,0 +1,43 @@
+import {randomBytes} from 'node:crypto'
+
+import {type Hex, toHex} from 'viem'
+
+import type {BackendName} from '../../ml/backend/index.js'
+import {sha256Hex} from '../../store/sha256.js'
+import type {SegmentReplay} from '../replaySegment.js'
+import {type VerificationReport, verifyProof} from '../verifyProof.js'
+import {readBundle} from './readBundle.js'
+
+export type VerifyBundleParameters = {
+  dir: string
+  /** How many segments to replay (default: the spec's `verification.segments`). */
+  segments?: number | undefined
+  /** Makes the sampling repeatable: the randomness is sha256 of a label and this seed. Default: fresh random bytes. */
+  seed?: string | undefined
+  backend?: BackendName | undefined
+  onSegment?: ((replay: SegmentReplay) => void) | undefined
+}
+
+export type BundleVerification = {report: VerificationReport; randomness: Hex; seed: string | undefined; manifestHash: Hex}
+
+/** Verifies a proof bundle with no chain: the same checks and replays as the on-chain verifier. */
+export async function verifyBundle(parameters: VerifyBundleParameters): Promise<BundleVerification> {
+  const bundle = await readBundle(parameters.dir)
+  const randomness = offlineRandomness(parameters.seed)
+  const report = await verifyProof({
+    spec: bundle.spec,
+    store: bundle.store,
+    manifestHash: bundle.manifestHash,
+    randomness,
+    segments: parameters.segments,
+    backend: parameters.backend,
+    onSegment: parameters.onSegment,
+  })
+  return {report, randomness, seed: parameters.seed, manifestHash: bundle.manifestHash}
+}
+
+/** Offline stand-in for the block hash after a commit: repeatable with a seed, unpredictable without. */
+export function offlineRandomness(seed: string | undefined): Hex {
+  if (seed === undefined) return toHex(randomBytes(32))
+  return sha256Hex(new TextEncoder().encode(`gensyn/offline-verification/v1 seed=${seed}`))
+}

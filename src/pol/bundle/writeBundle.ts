@@ -1,0 +1,50 @@
+import {mkdir, rename, rm, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+
+import {canonicalSpecBytes, type JobSpec} from '../../ml/spec/index.js'
+import type {BlobStore} from '../../store/types.js'
+import type {ProofManifest} from '../manifest.js'
+import {type BundleManifest, bundleType, bundleVersion} from './bundleSchema.js'
+
+export type WriteBundleParameters = {spec: JobSpec; store: BlobStore; manifest: ProofManifest; outDir: string}
+
+export const checkpointFileName = (step: number): string => `checkpoints/step-${String(step).padStart(8, '0')}.ckpt`
+
+/**
+ * Writes a self-describing proof bundle (docs/proof-format.md): `proof.json`, the job spec's canonical
+ * bytes in `spec.json`, and every checkpoint under `checkpoints/`. Files are written to a sibling temp
+ * folder and renamed into place, so a crash leaves no half bundle under `outDir`.
+ */
+export async function writeBundle({spec, store, manifest, outDir}: WriteBundleParameters): Promise<{dir: string; files: string[]}> {
+  const dir = path.resolve(outDir)
+  const staging = `${dir}.partial-${process.pid}`
+  await rm(staging, {recursive: true, force: true})
+  await mkdir(path.join(staging, 'checkpoints'), {recursive: true})
+  try {
+    const checkpoints: BundleManifest['checkpoints'] = []
+    for (const checkpoint of manifest.checkpoints) {
+      const file = checkpointFileName(checkpoint.step)
+      await writeFile(path.join(staging, file), await store.get(checkpoint.hash))
+      checkpoints.push({step: checkpoint.step, file, sha256: checkpoint.hash})
+    }
+    await writeFile(path.join(staging, 'spec.json'), canonicalSpecBytes(spec))
+    const bundle: BundleManifest = {
+      type: bundleType,
+      version: bundleVersion,
+      spec: {file: 'spec.json', sha256: manifest.specHash},
+      specHash: manifest.specHash,
+      datasetHash: manifest.datasetHash,
+      runtime: manifest.runtime,
+      checkpointInterval: manifest.checkpointInterval,
+      checkpoints,
+      merkleRoot: manifest.merkleRoot,
+    }
+    await writeFile(path.join(staging, 'proof.json'), `${JSON.stringify(bundle, null, 2)}\n`)
+    await rm(dir, {recursive: true, force: true})
+    await rename(staging, dir)
+    return {dir, files: ['proof.json', 'spec.json', ...checkpoints.map((checkpoint) => checkpoint.file)]}
+  } catch (error) {
+    await rm(staging, {recursive: true, force: true})
+    throw error
+  }
+}
