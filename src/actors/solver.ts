@@ -20,7 +20,10 @@ export type SolverEvent =
   | {type: 'settled'; taskId: bigint; gasUsed: bigint}
   | {type: 'lost-race'; taskId: bigint; reason: string}
 
-export type SolverOptions = RoleLoopOptions<SolverEvent>
+export type SolverOptions = RoleLoopOptions<SolverEvent> & {
+  /** Wait this long after first seeing an open task before claiming it (a slower-reacting solver). */
+  claimDelayMs?: number | undefined
+}
 
 export type SolvedTask = {taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number}
 
@@ -35,6 +38,8 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   const me = connection.account.address
   // Tasks another solver claimed first: the list we read may still show them open for a block.
   const lostRaces = new Set<bigint>()
+  // When each open task was first seen, for claimDelayMs.
+  const firstSeen = new Map<bigint, number>()
 
   const runtime = await selectBackend(options.backend)
   await ensureRegistered(connection, 'solver')
@@ -46,7 +51,9 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     pick(tasks, now, mayTakeMore) {
       const held = tasks.find((task) => task.solver === me && task.status === 'Claimed' && now.timestamp <= task.deadline)
       if (held) return {task: held, held: true}
-      const open = tasks.find((task) => task.status === 'Submitted' && !lostRaces.has(task.id) && now.timestamp <= task.deadline)
+      for (const task of tasks) if (task.status === 'Submitted' && !firstSeen.has(task.id)) firstSeen.set(task.id, performance.now())
+      const waited = (task: Task) => performance.now() - (firstSeen.get(task.id) ?? 0) >= (options.claimDelayMs ?? 0)
+      const open = tasks.find((task) => task.status === 'Submitted' && !lostRaces.has(task.id) && now.timestamp <= task.deadline && waited(task))
       return open && mayTakeMore ? {task: open, held: false} : undefined
     },
     work: solveTask,

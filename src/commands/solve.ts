@@ -30,6 +30,7 @@ export default class Solve extends BaseCommand {
     out: Flags.string({description: 'With --offline: the folder to write the proof bundle to.', dependsOn: ['offline']}),
     loop: Flags.boolean({description: 'Keep taking tasks until interrupted.'}),
     'max-tasks': Flags.integer({description: 'Stop after this many tasks (default: 1 without --loop).', min: 1}),
+    'claim-delay': Flags.integer({description: 'Wait this many milliseconds after first seeing an open task before claiming it.', min: 0, default: 0}),
     backend: backendFlag,
   }
 
@@ -64,7 +65,15 @@ export default class Solve extends BaseCommand {
       }
     }
     await withInterrupt((signal) =>
-      runSolver({connection, backend: flags.backend as 'wasm' | 'cpu' | 'gpu', loop: flags.loop, maxTasks: flags['max-tasks'], signal, onEvent}),
+      runSolver({
+        connection,
+        backend: flags.backend as BackendName,
+        loop: flags.loop,
+        maxTasks: flags['max-tasks'],
+        claimDelayMs: flags['claim-delay'],
+        signal,
+        onEvent,
+      }),
     )
   }
 
