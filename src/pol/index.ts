@@ -1,11 +1,49 @@
+export {
+  checkThresholdsCover,
+  checkpointTensorList,
+  DistanceError,
+  distanceLimitsSchema,
+  distanceMetrics,
+  parameterDistances,
+  parseThresholds,
+  ThresholdsError,
+  thresholdsSchema,
+  vectorDistances,
+  withinThresholds,
+  type CheckpointDistances,
+  type DecodedCheckpoint,
+  type DistanceLimits,
+  type DistanceMetric,
+  type Distances,
+  type TensorDistances,
+  type Thresholds,
+} from './distances/index.js'
 export {ReplayError, RuntimeMismatchError} from './errors.js'
 export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from './manifest.js'
 export {merkleLeaf, merkleNode, merkleProof, merkleRoot, MerkleError, verifyMerkleProof} from './merkle.js'
-export {replaySegment, type SegmentReplay} from './replaySegment.js'
-export {SegmentSelectionError, selectSegments} from './selectSegments.js'
+export {detectionProbability, missProbability, PlanError, segmentsForTarget, type DetectionParameters} from './plan/index.js'
+export {
+  checkpointTensorNames,
+  counterDifferences,
+  replaySegment,
+  verificationModes,
+  type ReplaySegmentParameters,
+  type SegmentReplay,
+  type VerificationMode,
+} from './replaySegment.js'
+export {
+  defaultTopQ,
+  samplingStrategies,
+  SegmentSelectionError,
+  selectSegments,
+  type SamplingStrategy,
+  type SelectSegmentsParameters,
+} from './selectSegments.js'
+export {committedUpdateNorms, updateNorm} from './updateNorms.js'
 export {
   verifyProof,
   type CheckStatus,
+  type Sampling,
   type VerificationChecks,
   type VerificationReport,
   type VerifyProofParameters,

@@ -1,15 +1,29 @@
 import type {Hex} from 'viem'
-import {runtimeIdString, sameRuntime, type BackendName} from '../ml/backend/runtimeId.js'
+import {runtimeIdString, sameRuntime, type BackendName, type RuntimeId} from '../ml/backend/runtimeId.js'
 import {selectBackend} from '../ml/backend/selectBackend.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {decodeCheckpoint} from '../ml/checkpoint/decodeCheckpoint.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
+import type {Checkpoint} from '../ml/checkpoint/types.js'
+import {modelWeights} from '../ml/model/initialWeights.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {CheckpointMismatchError} from '../ml/train/errors.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
 import type {BlobStore} from '../store/types.js'
+import {parameterDistances, type CheckpointDistances} from './distances/parameterDistances.js'
+import {checkThresholdsCover, withinThresholds, type Thresholds} from './distances/thresholds.js'
 import {ReplayError, RuntimeMismatchError} from './errors.js'
 import type {ProofManifest} from './manifest.js'
+
+/**
+ * How a replay is judged (docs/verification.md):
+ * - `exact`: on the manifest's runtime only; the replay's checkpoint hash must equal the committed one;
+ * - `tolerance`: on the backend the verifier chooses; the replay must be bit-identical, or carry the
+ *   same step and optimizer counters with weight and optimizer-state distances within thresholds.
+ */
+export type VerificationMode = 'exact' | 'tolerance'
+
+export const verificationModes: readonly VerificationMode[] = ['exact', 'tolerance']
 
 export type SegmentReplay = {
   segment: number
@@ -19,41 +33,68 @@ export type SegmentReplay = {
   expected: Hex
   /** The hash the replay produced. */
   actual: Hex
+  /** The segment passed under `mode` (exact: `actual === expected`; tolerance: see {@link VerificationMode}). */
   match: boolean
+  mode: VerificationMode
+  /** `actual === expected`: the replay is bit-identical to the committed checkpoint. */
+  hashMatch: boolean
+  /** The runtime the replay ran on. */
+  runtime: RuntimeId
+  /** Replayed vs committed end checkpoint (replay = a, committed = b). */
+  distances: CheckpointDistances
+  /** tolerance mode: what exceeded its threshold or differed (empty when `match`). */
+  violations?: string[]
   seconds: number
 }
 
-/**
- * Replays segment `segment` of a proof: loads the committed checkpoint at its start from the store,
- * trains to its end step on the manifest's runtime, and compares the resulting checkpoint's hash with
- * the committed one. Runs only on the runtime the manifest names.
- *
- * @throws RuntimeMismatchError when `backend` (or this process's wasm variant) is not the manifest's runtime
- * @throws BlobNotFoundError / BlobIntegrityError / CheckpointFormatError / CheckpointMismatchError when
- *   the starting checkpoint is missing, corrupt or not this job's
- */
-export async function replaySegment({
-  spec,
-  store,
-  manifest,
-  segment,
-  backend,
-}: {
+export type ReplaySegmentParameters = {
   spec: JobSpec
   store: BlobStore
   manifest: ProofManifest
   segment: number
+  /**
+   * exact: refuse (RuntimeMismatchError) unless the manifest's runtime uses this backend.
+   * tolerance: the backend to replay on. Default: the manifest's.
+   */
   backend?: BackendName | undefined
-}): Promise<SegmentReplay> {
-  const started = performance.now()
-  const start = manifest.checkpoints[segment]
-  const end = manifest.checkpoints[segment + 1]
-  if (!Number.isInteger(segment) || !start || !end)
-    throw new ReplayError(`segment: expected an integer in [0, ${manifest.checkpoints.length - 2}], got ${segment}`)
+  /** Default `exact`. */
+  mode?: VerificationMode | undefined
+  /** Required in tolerance mode (checked with checkThresholdsCover); ignored in exact mode. */
+  thresholds?: Thresholds | undefined
+}
+
+/** The tensor names of a job's checkpoints: weights in model order, then adam's m/... and v/... */
+export function checkpointTensorNames(spec: JobSpec): {weights: string[]; optimizer: string[]} {
+  const weights = modelWeights(spec.model).map((w) => w.name)
+  const optimizer = spec.training.optimizer.type === 'adam' ? [...weights.map((n) => `m/${n}`), ...weights.map((n) => `v/${n}`)] : []
+  return {weights, optimizer}
+}
+
+/** Header differences between a replayed and a committed checkpoint (runtime-independent fields: must be equal). */
+export function counterDifferences(replay: Checkpoint, committed: Checkpoint): string[] {
+  const out: string[] = []
+  if (replay.step !== committed.step) out.push(`step: replay ${replay.step}, committed ${committed.step}`)
+  if (replay.optimizer.type === 'adam' && committed.optimizer.type === 'adam') {
+    for (const field of ['t', 'beta1Power', 'beta2Power'] as const)
+      if (!Object.is(replay.optimizer[field], committed.optimizer[field]))
+        out.push(`optimizer ${field}: replay ${replay.optimizer[field]}, committed ${committed.optimizer[field]}`)
+  }
+  return out
+}
+
+async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, backend: BackendName | undefined): Promise<RuntimeId> {
   const wanted = manifest.runtime
+  if (mode === 'tolerance') {
+    const name = backend ?? wanted.backend
+    try {
+      return await selectBackend(name)
+    } catch (error) {
+      throw new RuntimeMismatchError(`runtime: cannot run backend ${name} here: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`, {cause: error})
+    }
+  }
   if (backend !== undefined && backend !== wanted.backend)
     throw new RuntimeMismatchError(`runtime: the proof was made on ${runtimeIdString(wanted)}, refusing to replay it on backend ${backend}`)
-  let runtime
+  let runtime: RuntimeId
   try {
     runtime = await selectBackend(wanted.backend, {wasmVariant: wanted.wasmVariant})
   } catch (error) {
@@ -61,24 +102,47 @@ export async function replaySegment({
   }
   if (!sameRuntime(runtime, wanted))
     throw new RuntimeMismatchError(`runtime: the proof was made on ${runtimeIdString(wanted)}, this verifier runs ${runtimeIdString(runtime)}`)
+  return runtime
+}
+
+/**
+ * Replays segment `segment` of a proof: loads the committed checkpoint at its start from the store,
+ * trains to its end step, and compares the result with the committed end checkpoint: by hash (exact
+ * mode, only on the manifest's runtime) or by distances within thresholds (tolerance mode, on the
+ * backend asked for). Distances are computed in both modes.
+ *
+ * @throws ThresholdsError in tolerance mode without usable thresholds (bad input)
+ * @throws RuntimeMismatchError when the runtime cannot be used (exact: it is not the manifest's)
+ * @throws BlobNotFoundError / BlobIntegrityError / CheckpointFormatError / CheckpointMismatchError /
+ *   DistanceError when the start or end checkpoint is missing, corrupt or not this job's
+ */
+export async function replaySegment({spec, store, manifest, segment, backend, mode = 'exact', thresholds}: ReplaySegmentParameters): Promise<SegmentReplay> {
+  const started = performance.now()
+  const start = manifest.checkpoints[segment]
+  const end = manifest.checkpoints[segment + 1]
+  if (!Number.isInteger(segment) || !start || !end)
+    throw new ReplayError(`segment: expected an integer in [0, ${manifest.checkpoints.length - 2}], got ${segment}`)
+  if (mode !== 'exact' && mode !== 'tolerance') throw new ReplayError(`mode: expected exact or tolerance, got ${JSON.stringify(mode)}`)
+  const limits = mode === 'tolerance' ? checkThresholdsCover(thresholds, checkpointTensorNames(spec)) : undefined
+  const runtime = await replayRuntime(manifest, mode, backend)
   const checkpoint = decodeCheckpoint(await store.get(start.hash))
   if (checkpoint.step !== start.step)
     throw new CheckpointMismatchError(`checkpoint ${start.hash}: expected step ${start.step}, got ${checkpoint.step}`)
   const session = new TrainingSession(spec)
+  let replayed: Checkpoint
   try {
     session.load(checkpoint)
     await session.run(end.step)
-    const actual = checkpointHash(encodeCheckpoint(session.snapshot()))
-    return {
-      segment,
-      startStep: start.step,
-      endStep: end.step,
-      expected: end.hash,
-      actual,
-      match: actual === end.hash,
-      seconds: (performance.now() - started) / 1000,
-    }
+    replayed = session.snapshot()
   } finally {
     session.dispose()
   }
+  const actual = checkpointHash(encodeCheckpoint(replayed))
+  const committed = decodeCheckpoint(await store.get(end.hash))
+  const distances = parameterDistances(replayed, committed)
+  const hashMatch = actual === end.hash
+  const base = {segment, startStep: start.step, endStep: end.step, expected: end.hash, actual, hashMatch, runtime, distances}
+  if (limits === undefined) return {...base, match: hashMatch, mode, seconds: (performance.now() - started) / 1000}
+  const violations = hashMatch ? [] : [...counterDifferences(replayed, committed), ...withinThresholds(distances, limits).violations]
+  return {...base, match: violations.length === 0, mode, violations, seconds: (performance.now() - started) / 1000}
 }

@@ -41,6 +41,36 @@ describe('selectSegments', () => {
     assert.deepEqual(selectSegments({randomness: randomness(1), segmentCount: 1, count: 2}), [0])
   })
 
+  it('top-q picks the largest committed updates whatever the randomness, and fills the rest uniformly', () => {
+    //                  0    1    2    3    4    5    6    7    8    9 (final: its norm is not used)
+    const updateNorms = [0.5, 0.2, 0.9, 4.0, 0.1, 0.3, 2.5, 0.4, 0.6, 99]
+    const fills = new Set<number>()
+    for (let i = 0; i < 60; i++) {
+      const r = randomness(i)
+      assert.deepEqual(selectSegments({randomness: r, segmentCount: 10, count: 2, strategy: 'top-q', updateNorms, topQ: 1}), [3, 9])
+      assert.deepEqual(selectSegments({randomness: r, segmentCount: 10, count: 3, strategy: 'top-q', updateNorms, topQ: 2}), [3, 6, 9])
+      const mixed = selectSegments({randomness: r, segmentCount: 10, count: 4, strategy: 'top-q', updateNorms}) // topQ = ceil(3 / 2) = 2
+      assert.equal(mixed.length, 4)
+      assert.ok([3, 6, 9].every((s) => mixed.includes(s)), `${mixed}`)
+      for (const s of mixed) if (![3, 6, 9].includes(s)) fills.add(s)
+      // Q = 0 is the uniform plan, pick for pick
+      assert.deepEqual(selectSegments({randomness: r, segmentCount: 10, count: 3, strategy: 'top-q', updateNorms, topQ: 0}), selectSegments({randomness: r, segmentCount: 10, count: 3}))
+    }
+    assert.deepEqual([...fills].sort((a, b) => a - b), [0, 1, 2, 4, 5, 7, 8], 'the uniform fill reaches every other non-final segment')
+    // ties go to the lower index; NaN (a diverged update) ranks first
+    assert.deepEqual(selectSegments({randomness: randomness(1), segmentCount: 4, count: 2, strategy: 'top-q', updateNorms: [1, 2, 2, 0], topQ: 1}), [1, 3])
+    assert.deepEqual(selectSegments({randomness: randomness(1), segmentCount: 4, count: 2, strategy: 'top-q', updateNorms: [1, 5, Number.NaN, 0], topQ: 1}), [2, 3])
+  })
+
+  it('rejects bad top-q input', () => {
+    const base = {randomness: randomness(1), segmentCount: 4, count: 3, strategy: 'top-q'} as const
+    assert.throws(() => selectSegments(base), /updateNorms: expected one number per segment \(4\) for top-q sampling, got none/)
+    assert.throws(() => selectSegments({...base, updateNorms: [1, 2, 3]}), /got 3/)
+    assert.throws(() => selectSegments({...base, updateNorms: [1, -2, 3, 4]}), /updateNorms\[1\]: expected a number >= 0, got -2/)
+    assert.throws(() => selectSegments({...base, updateNorms: [1, 2, 3, 4], topQ: 3}), /topQ: expected an integer in \[0, count - 1 = 2\], got 3/)
+    assert.throws(() => selectSegments({...base, strategy: 'largest' as 'top-q', updateNorms: [1, 2, 3, 4]}), /strategy: expected one of uniform, top-q, got "largest"/)
+  })
+
   it('rejects bad input', () => {
     assert.throws(() => selectSegments({randomness: '0x12', segmentCount: 3, count: 1}), SegmentSelectionError)
     assert.throws(() => selectSegments({randomness: randomness(1), segmentCount: 0, count: 1}), /segmentCount: expected an integer/)

@@ -52,7 +52,16 @@ describe('verifyProof', () => {
 
   it('replays one segment to the committed hash', async () => {
     const replay = await replaySegment({spec, store, manifest: honest.manifest, segment: 1})
-    assert.deepEqual({...replay, seconds: 0}, {segment: 1, startStep: 20, endStep: 40, expected: honest.checkpoints[2]?.hash, actual: honest.checkpoints[2]?.hash, match: true, seconds: 0})
+    const {distances, ...rest} = replay
+    assert.deepEqual(
+      {...rest, seconds: 0},
+      {segment: 1, startStep: 20, endStep: 40, expected: honest.checkpoints[2]?.hash, actual: honest.checkpoints[2]?.hash, match: true, hashMatch: true, mode: 'exact', runtime: honest.runtime, seconds: 0},
+    )
+    // distances are reported in exact mode too: zero for a bit-identical replay, one entry per tensor (weights, m, v)
+    assert.deepEqual(distances.whole, {l1: 0, l2: 0, linf: 0, cosine: 0})
+    const names = ['0/dense/kernel', '0/dense/bias', '1/dense/kernel', '1/dense/bias']
+    assert.deepEqual(distances.perTensor.map((t) => t.name), [...names, ...names.map((n) => `m/${n}`), ...names.map((n) => `v/${n}`)])
+    assert.ok(distances.perTensor.every((t) => t.l1 === 0 && t.l2 === 0 && t.linf === 0 && t.cosine === 0))
     await assert.rejects(replaySegment({spec, store, manifest: honest.manifest, segment: 3}), ReplayError)
   })
 

@@ -8,11 +8,20 @@ import type {JobSpec} from '../ml/spec/schema.js'
 import {specHash} from '../ml/spec/specHash.js'
 import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
 import type {BlobStore} from '../store/types.js'
-import {RuntimeMismatchError} from './errors.js'
+import {checkThresholdsCover, type Thresholds} from './distances/thresholds.js'
+import {ReplayError, RuntimeMismatchError} from './errors.js'
 import {proofManifestSchema, type ProofManifest} from './manifest.js'
 import {merkleRoot} from './merkle.js'
-import {replaySegment, type SegmentReplay} from './replaySegment.js'
-import {selectSegments} from './selectSegments.js'
+import {checkpointTensorNames, replaySegment, verificationModes, type SegmentReplay, type VerificationMode} from './replaySegment.js'
+import {defaultTopQ, samplingStrategies, selectSegments, type SamplingStrategy} from './selectSegments.js'
+import {committedUpdateNorms} from './updateNorms.js'
+
+/** How the segments to replay are drawn (docs/verification.md, "Sampling"). */
+export type Sampling = {
+  strategy: SamplingStrategy
+  /** top-q: how many picks go to the largest committed updates (default ceil((count - 1) / 2)). */
+  topQ?: number | undefined
+}
 
 export type CheckStatus = 'pass' | 'fail' | 'skipped'
 
@@ -30,9 +39,9 @@ export type VerificationChecks = {
   availability: CheckStatus
   /** The step-0 checkpoint is the seed-derived initial state. */
   initialWeights: CheckStatus
-  /** This verifier runs the manifest's runtime. */
+  /** exact: this verifier runs the manifest's runtime; tolerance: the requested backend loads. */
   runtime: CheckStatus
-  /** Every sampled segment replays to its committed hash bit for bit. */
+  /** Every sampled segment replays to its committed checkpoint (exact: bit for bit; tolerance: within thresholds). */
   replay: CheckStatus
 }
 
@@ -48,6 +57,14 @@ export type VerificationReport = {
   manifestHash: Hex
   /** The runtime the replays ran on (when they could run). */
   runtime?: RuntimeId
+  /** How replays were judged. */
+  mode: VerificationMode
+  /** tolerance mode: the limits the replays were judged by. */
+  thresholds?: Thresholds
+  /** How the segments were drawn from the randomness (not used when the caller named the segments). */
+  sampling: Sampling
+  /** top-q sampling: ‖w_end - w_start‖₂ of every segment, from the committed checkpoints. */
+  updateNorms?: number[]
   checks: VerificationChecks
   /** Segment indices chosen from the randomness (or given explicitly). */
   selectedSegments: number[]
@@ -67,8 +84,17 @@ export type VerifyProofParameters = {
    * dispute tooling and tests; then `randomness` is not used for sampling).
    */
   segments?: number | number[] | undefined
-  /** Refuse (inconclusive) unless the manifest's runtime uses this backend. Default: the manifest's. */
+  /**
+   * exact mode: refuse (inconclusive) unless the manifest's runtime uses this backend.
+   * tolerance mode: replay on this backend (inconclusive when it does not load). Default: the manifest's.
+   */
   backend?: BackendName | undefined
+  /** Default `exact` (docs/verification.md, "Modes"). */
+  mode?: VerificationMode | undefined
+  /** Required in tolerance mode: see {@link Thresholds} and checkThresholdsCover. */
+  thresholds?: Thresholds | undefined
+  /** Default `{strategy: 'uniform'}`. */
+  sampling?: Sampling | undefined
   /** The on-chain proofRoot, checked against the manifest's Merkle root when given. */
   proofRoot?: Hex | undefined
   onSegment?: ((replay: SegmentReplay) => void) | undefined
@@ -78,12 +104,26 @@ export type VerifyProofParameters = {
  * Verifies a proof of learning, cheapest checks first: the manifest is well formed and matches the
  * job (spec hash, data set hash, checkpoint schedule), its Merkle root recomputes, the checkpoints are
  * available, its first checkpoint is the seed-derived initial state, then the segments sampled from
- * `randomness` (always including the final one) are replayed on the manifest's runtime and must match
- * bit for bit. Never throws for a bad proof: the report says why it was rejected.
+ * `randomness` (always including the final one) are replayed and compared with the committed ones:
+ * bit for bit on the manifest's runtime (exact mode) or within distance thresholds on the chosen
+ * backend (tolerance mode). Never throws for a bad proof: the report says why it was rejected.
+ *
+ * @throws ThresholdsError (bad input) in tolerance mode without thresholds that cover the job's tensors
+ * @throws ReplayError for an unknown mode or sampling strategy
  */
 export async function verifyProof(parameters: VerifyProofParameters): Promise<VerificationReport> {
   const started = performance.now()
   const {spec, store, manifestHash, randomness, onSegment} = parameters
+  const mode = parameters.mode ?? 'exact'
+  if (!verificationModes.includes(mode)) throw new ReplayError(`mode: expected one of ${verificationModes.join(', ')}, got ${JSON.stringify(mode)}`)
+  const thresholds = mode === 'tolerance' ? checkThresholdsCover(parameters.thresholds, checkpointTensorNames(spec)) : undefined
+  const strategy = parameters.sampling?.strategy ?? 'uniform'
+  if (!samplingStrategies.includes(strategy))
+    throw new ReplayError(`sampling.strategy: expected one of ${samplingStrategies.join(', ')}, got ${JSON.stringify(strategy)}`)
+  const requested = parameters.segments ?? spec.verification.segments
+  const sampling: Sampling =
+    strategy === 'top-q' ? {strategy, topQ: parameters.sampling?.topQ ?? defaultTopQ(Array.isArray(requested) ? requested.length : requested)} : {strategy}
+  let updateNorms: number[] | undefined
   const checks: VerificationChecks = {
     manifest: 'skipped',
     specHash: 'skipped',
@@ -103,6 +143,10 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     ...(reason === undefined ? {} : {reason}),
     manifestHash,
     ...(runtime === undefined ? {} : {runtime}),
+    mode,
+    ...(thresholds === undefined ? {} : {thresholds}),
+    sampling,
+    ...(updateNorms === undefined ? {} : {updateNorms}),
     checks,
     selectedSegments,
     segments,
@@ -162,19 +206,25 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
 
   // 7. replays
   const segmentCount = manifest.checkpoints.length - 1
-  const requested = parameters.segments ?? spec.verification.segments
   if (Array.isArray(requested)) {
     const bad = requested.find((s) => !Number.isInteger(s) || s < 0 || s >= segmentCount)
     if (bad !== undefined) return fail('replay', `segments: expected indices in [0, ${segmentCount - 1}], got ${bad}`)
     selectedSegments = [...new Set(requested)].sort((a, b) => a - b)
   } else {
-    selectedSegments = selectSegments({randomness, segmentCount, count: requested})
+    if (strategy === 'top-q') {
+      try {
+        updateNorms = await committedUpdateNorms(store, manifest)
+      } catch (error) {
+        return fail('replay', `update norms: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
+      }
+    }
+    selectedSegments = selectSegments({randomness, segmentCount, count: requested, strategy, updateNorms, topQ: sampling.topQ})
   }
   for (const segment of selectedSegments) {
     let replay: SegmentReplay
     try {
-      replay = await replaySegment({spec, store, manifest, segment, backend: parameters.backend})
-      runtime = manifest.runtime
+      replay = await replaySegment({spec, store, manifest, segment, backend: parameters.backend, mode, thresholds})
+      runtime = replay.runtime
       checks.runtime = 'pass'
     } catch (error) {
       const message = (error as {shortMessage?: string}).shortMessage ?? String(error)
@@ -186,11 +236,19 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     }
     segments.push(replay)
     onSegment?.(replay)
-    if (!replay.match)
+    if (!replay.match && mode === 'exact')
       return fail(
         'replay',
         `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): replay gives ${replay.actual}, the proof commits ${replay.expected} on ${runtimeIdString(manifest.runtime)}`,
       )
+    if (!replay.match) {
+      const violations = replay.violations ?? []
+      const more = violations.length > 3 ? ` (+${violations.length - 3} more)` : ''
+      return fail(
+        'replay',
+        `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): the replay on ${runtimeIdString(replay.runtime)} is beyond the thresholds: ${violations.slice(0, 3).join('; ')}${more}`,
+      )
+    }
   }
   checks.replay = 'pass'
   return finish(true)

@@ -1,0 +1,2 @@
+export {detectionProbability, missProbability, segmentsForTarget, type DetectionParameters} from './detectionProbability.js'
+export {PlanError} from './errors.js'
