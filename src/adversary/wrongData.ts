@@ -1,0 +1,64 @@
+import {loadMnist, type Mnist} from '../ml/data/loadMnist.js'
+import {classCount} from '../ml/model/analyzeModel.js'
+import type {JobSpec} from '../ml/spec/schema.js'
+import {batchIndices} from '../ml/train/batchIndices.js'
+import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
+import {TrainingSession} from '../ml/train/trainingSession.js'
+import {CommittedCheckpoints, CountingSession, type StrategyContext, type StrategyOutcome} from './context.js'
+
+/** The share of the training set the wrong-data cheater holds (the first tenth). */
+export const wrongDataShare = 0.1
+
+/** The number of training images the wrong-data cheater holds: the first ceil(trainLimit / 10). */
+export function wrongDataSize(spec: JobSpec): number {
+  return Math.max(1, Math.ceil(spec.dataset.trainLimit * wrongDataShare))
+}
+
+/**
+ * A training session that only has the first `held` images: each index of the job's batch order is
+ * folded modulo `held`, so the batches are (mostly) other samples than the job's.
+ */
+class SubsetSession extends TrainingSession {
+  private readonly held: Mnist
+
+  constructor(spec: JobSpec, held: number) {
+    super(spec)
+    this.held = loadMnist({split: 'train', limit: held})
+  }
+
+  override batch(step: number): {x: Float32Array; y: Float32Array; indices: Int32Array} {
+    const {batchSize, seed} = this.spec.training
+    const indices = batchIndices({seed, step, batchSize, datasetSize: this.spec.dataset.trainLimit}).map((i) => i % this.held.count)
+    const x = new Float32Array(batchSize * 784)
+    const y = new Float32Array(batchSize * classCount)
+    for (const [j, i] of indices.entries()) {
+      x.set(this.held.images.subarray(i * 784, (i + 1) * 784), j * 784)
+      y[j * classCount + (this.held.labels[i] as number)] = 1
+    }
+    return {x, y, indices}
+  }
+}
+
+/**
+ * wrong-data: the honest initial state and every step run, but on the wrong batches (see SubsetSession),
+ * while the manifest names the job's data set hash. Every segment is faked.
+ */
+export async function wrongData(context: StrategyContext): Promise<StrategyOutcome> {
+  const {spec} = context
+  const schedule = checkpointSchedule(spec)
+  const training = await CountingSession.open(context, (s) => new SubsetSession(s, wrongDataSize(s)))
+  try {
+    const committed = new CommittedCheckpoints(context)
+    await committed.commit(training.snapshot())
+    await training.run(spec.training.steps, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(training.snapshot()))})
+    return {
+      checkpoints: committed.refs,
+      runtime: training.runtime,
+      finalLoss: training.lastLoss,
+      trainedSteps: training.trainedSteps,
+      fakedSegments: schedule.slice(1).map((_, i) => i),
+    }
+  } finally {
+    training.dispose()
+  }
+}
