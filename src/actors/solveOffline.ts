@@ -5,7 +5,8 @@ import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {loadJobSpec, specHash} from '../ml/spec/index.js'
-import {TrainingAbortedError, trainJob} from '../ml/train/index.js'
+import {cheat, type StrategyName} from '../adversary/index.js'
+import {TrainingAbortedError, trainJob, type TrainResult} from '../ml/train/index.js'
 import {writeBundle} from '../pol/bundle/index.js'
 import {BaseError} from '../errors/base.js'
 import {createLocalStore} from '../store/index.js'
@@ -14,6 +15,8 @@ export type SolveOfflineOptions = {
   jobPath: string
   outDir: string
   backend: BackendName
+  /** An adversary strategy (docs/adversaries.md); `honest` (the default) trains for real. */
+  strategy?: StrategyName | undefined
   signal?: AbortSignal | undefined
   onReady?: (runtime: string) => void
   onStep?: (step: number, steps: number, loss: number) => void
@@ -31,6 +34,10 @@ export async function solveOffline(options: SolveOfflineOptions): Promise<Offlin
   const runtime = await selectBackend(options.backend)
   options.onReady?.(runtimeIdString(runtime))
   const storeDir = `${path.resolve(options.outDir)}.store`
+  if (options.strategy && options.strategy !== 'honest') {
+    const faked = await cheat({strategy: options.strategy, spec, store: createLocalStore(storeDir), backend: options.backend, signal: options.signal})
+    return finish(faked)
+  }
   const store = createLocalStore(storeDir)
   const progressFile = path.join(storeDir, 'progress.json')
   const done = await readProgress(progressFile, specHash(spec), runtimeIdString(runtime))
@@ -50,18 +57,22 @@ export async function solveOffline(options: SolveOfflineOptions): Promise<Offlin
       },
     })
   } catch (error) {
-    if (error instanceof TrainingAbortedError) throw new BaseError(`interrupted at step ${error.message.match(/\d+/)?.[0] ?? '?'}: no bundle written`, {exitCode: 130})
+    if (error instanceof TrainingAbortedError) throw new BaseError(`interrupted at step ${error.step}: no bundle written yet; run the same command to carry on`, {exitCode: 130})
     throw error
   }
-  const {dir, files} = await writeBundle({spec, store, manifest: result.manifest, outDir: options.outDir})
-  await rm(storeDir, {recursive: true, force: true})
-  return {
-    dir,
-    files: files.length,
-    checkpoints: result.checkpoints.length,
-    merkleRoot: result.proofRoot,
-    runtime: runtimeIdString(result.runtime),
-    trainingSeconds: result.seconds,
+  return finish(result)
+
+  async function finish(result: TrainResult): Promise<OfflineSolveResult> {
+    const {dir, files} = await writeBundle({spec, store: createLocalStore(storeDir), manifest: result.manifest, outDir: options.outDir})
+    await rm(storeDir, {recursive: true, force: true})
+    return {
+      dir,
+      files: files.length,
+      checkpoints: result.checkpoints.length,
+      merkleRoot: result.proofRoot,
+      runtime: runtimeIdString(result.runtime),
+      trainingSeconds: result.seconds,
+    }
   }
 }
 

@@ -1,7 +1,9 @@
 import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
-import {TrainingAbortedError, trainJob} from '../ml/train/index.js'
+import {cheat, type StrategyName} from '../adversary/index.js'
+import type {JobSpec} from '../ml/spec/index.js'
+import {TrainingAbortedError, trainJob, type TrainResult} from '../ml/train/index.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
 import {claimTask, commitProof} from '../protocol/marketActions.js'
@@ -16,13 +18,26 @@ export type SolverEvent =
   | {type: 'resumed'; taskId: bigint; step: number}
   | {type: 'progress'; taskId: bigint; step: number; steps: number; loss: number}
   | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex}
-  | {type: 'committed'; taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number; runtime: string; gasUsed: bigint}
+  | {
+      type: 'committed'
+      taskId: bigint
+      proofRoot: Hex
+      manifestHash: Hex
+      checkpoints: number
+      trainingSeconds: number
+      runtime: string
+      gasUsed: bigint
+      /** Set when the proof was made by an adversary strategy. */
+      strategy?: StrategyName
+    }
   | {type: 'settled'; taskId: bigint; gasUsed: bigint}
   | {type: 'lost-race'; taskId: bigint; reason: string}
 
 export type SolverOptions = RoleLoopOptions<SolverEvent> & {
   /** Wait this long after first seeing an open task before claiming it (a slower-reacting solver). */
   claimDelayMs?: number | undefined
+  /** An adversary strategy from src/adversary (docs/adversaries.md); `honest` (the default) trains for real. */
+  strategy?: StrategyName | undefined
 }
 
 export type SolvedTask = {taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number}
@@ -77,6 +92,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     }
     const spec = await loadTaskSpec(connection, task)
     const saved = await readSolverState(connection.stateDir, me, task.id)
+    if (options.strategy && options.strategy !== 'honest') return commitCheat(task, spec, options.strategy)
     const stored = [...(saved?.checkpoints ?? [])]
     const last = stored.at(-1)
     const resume = last ? {...last, checkpoints: [...stored]} : undefined
@@ -102,12 +118,15 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       if (error instanceof TrainingAbortedError) return undefined
       throw error
     }
-    const commit = await commitProof(connection, task.id, {
+    return commit(task, result)
+  }
+
+  async function commit(task: Task, result: TrainResult, strategy?: StrategyName): Promise<SolvedTask> {
+    const transaction = await commitProof(connection, task.id, {
       proofRoot: result.proofRoot,
       manifestHash: result.manifestHash,
       checkpointCount: result.checkpoints.length,
     })
-    const runtime = runtimeIdString(result.runtime)
     emit({
       type: 'committed',
       taskId: task.id,
@@ -115,9 +134,24 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       manifestHash: result.manifestHash,
       checkpoints: result.checkpoints.length,
       trainingSeconds: result.seconds,
-      runtime,
-      gasUsed: commit.gasUsed,
+      runtime: runtimeIdString(result.runtime),
+      gasUsed: transaction.gasUsed,
+      ...(strategy ? {strategy} : {}),
     })
     return {taskId: task.id, proofRoot: result.proofRoot, manifestHash: result.manifestHash, checkpoints: result.checkpoints.length, trainingSeconds: result.seconds}
+  }
+
+  /** A cheating solver: makes its proof with an adversary strategy, then commits it like an honest one. */
+  async function commitCheat(task: Task, spec: JobSpec, strategy: StrategyName): Promise<SolvedTask | undefined> {
+    const faked = await cheat({
+      strategy,
+      spec,
+      store: connection.store,
+      backend: options.backend,
+      seed: Number(BigInt.asUintN(32, BigInt(task.id) * 2654435761n)),
+      signal,
+      onStep: (step, loss) => emit({type: 'progress', taskId: task.id, step, steps: spec.training.steps, loss}),
+    })
+    return commit(task, faked, strategy)
   }
 }

@@ -2,6 +2,7 @@ import {Args, Flags} from '@oclif/core'
 
 import {runSolver, type SolverEvent} from '../actors/solver.js'
 import {type OfflineSolveResult, solveOffline} from '../actors/solveOffline.js'
+import {strategyNames, type StrategyName} from '../adversary/index.js'
 import {InvalidInputError} from '../errors/base.js'
 import type {BackendName} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
@@ -19,6 +20,7 @@ export default class Solve extends BaseCommand {
     {description: 'Solve one task on the local devnet as account 2', command: '<%= config.bin %> <%= command.id %> --account 2'},
     {description: 'Keep solving, streaming events as JSON lines', command: '<%= config.bin %> <%= command.id %> --loop --account 2 --json'},
     {description: 'Train a job with no chain and write a proof bundle', command: '<%= config.bin %> <%= command.id %> --offline fixtures/jobs/mnist-mlp.yaml --out ./proof'},
+    {description: 'Write the bundle a forging cheater would (for testing verifiers)', command: '<%= config.bin %> <%= command.id %> --offline fixtures/jobs/mnist-mlp.yaml --out ./forged --strategy forge'},
     {description: 'Solve against any chain where the contracts are deployed', command: '<%= config.bin %> <%= command.id %> --rpc-url http://127.0.0.1:8545 --market 0x… --registry 0x… --private-key $KEY --store /shared/blobs'},
   ]
   static override args = {
@@ -30,13 +32,18 @@ export default class Solve extends BaseCommand {
     out: Flags.string({description: 'With --offline: the folder to write the proof bundle to.', dependsOn: ['offline']}),
     loop: Flags.boolean({description: 'Keep taking tasks until interrupted.'}),
     'max-tasks': Flags.integer({description: 'Stop after this many tasks (default: 1 without --loop).', min: 1}),
+    strategy: Flags.string({
+      description: 'Play an adversary (docs/adversaries.md) instead of training honestly: for protocol research and devnet scenarios.',
+      options: [...strategyNames],
+      default: 'honest',
+    }),
     'claim-delay': Flags.integer({description: 'Wait this many milliseconds after first seeing an open task before claiming it.', min: 0, default: 0}),
     backend: backendFlag,
   }
 
   async run(): Promise<OfflineSolveResult | undefined> {
     const {args, flags} = await this.parse(Solve)
-    if (flags.offline) return this.solveOffline(args.job, flags.out, flags.backend as BackendName, flags.json === true)
+    if (flags.offline) return this.solveOffline(args.job, flags.out, flags.backend as BackendName, flags.strategy as StrategyName, flags.json === true)
     if (args.job) throw new InvalidInputError(`job: a job file is only taken with --offline; on a chain the solver takes tasks from the market`)
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     let bar: Progress | undefined
@@ -55,7 +62,11 @@ export default class Solve extends BaseCommand {
         case 'committed':
           bar?.stop()
           bar = undefined
-          return this.log(`task ${event.taskId}: committed proof ${event.proofRoot} (${event.checkpoints} checkpoints, ${event.trainingSeconds.toFixed(1)} s, runtime ${event.runtime})`)
+          return this.log(
+            `task ${event.taskId}: committed proof ${event.proofRoot} (${event.checkpoints} checkpoints, ${event.trainingSeconds.toFixed(1)} s, runtime ${event.runtime}${event.strategy ? `, strategy ${event.strategy}` : ''})`,
+          )
+        case 'resumed':
+          return this.log(`task ${event.taskId}: resuming from the checkpoint at step ${event.step}`)
         case 'settled':
           return this.log(`task ${event.taskId}: settled`)
         case 'lost-race':
@@ -71,13 +82,14 @@ export default class Solve extends BaseCommand {
         loop: flags.loop,
         maxTasks: flags['max-tasks'],
         claimDelayMs: flags['claim-delay'],
+        strategy: flags.strategy as StrategyName,
         signal,
         onEvent,
       }),
     )
   }
 
-  private async solveOffline(job: string | undefined, out: string | undefined, backend: BackendName, json: boolean): Promise<OfflineSolveResult> {
+  private async solveOffline(job: string | undefined, out: string | undefined, backend: BackendName, strategy: StrategyName, json: boolean): Promise<OfflineSolveResult> {
     if (!job) throw new InvalidInputError('job: expected a job spec file with --offline')
     if (!out) throw new InvalidInputError('--out: expected a folder to write the proof bundle to')
     let bar: Progress | undefined
@@ -86,6 +98,7 @@ export default class Solve extends BaseCommand {
         jobPath: job,
         outDir: out,
         backend,
+        strategy,
         signal,
         onReady: (runtime) => this.log(`offline solve of ${job}, backend ${runtime}`),
         onStep: (step, steps, loss) => {
