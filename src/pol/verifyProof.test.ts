@@ -14,6 +14,7 @@ import {ReplayError} from './errors.js'
 import type {ProofManifest} from './manifest.js'
 import {merkleRoot} from './merkle.js'
 import {replaySegment} from './replaySegment.js'
+import {selectSegments} from './selectSegments.js'
 import {verifyProof} from './verifyProof.js'
 
 const randomness: Hex = `0x${'ab'.repeat(32)}`
@@ -40,6 +41,8 @@ describe('verifyProof', () => {
     assert.equal(report.accepted, true, report.reason)
     assert.equal(report.inconclusive, false)
     assert.equal(report.reason, undefined)
+    assert.equal(report.mode, 'exact')
+    assert.equal(report.thresholds, undefined)
     assert.deepEqual(Object.values(report.checks), ['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'])
     assert.equal(report.selectedSegments.length, 2)
     assert.ok(report.selectedSegments.includes(2))
@@ -83,6 +86,34 @@ describe('verifyProof', () => {
     // the segment after the tampering is self-consistent: only sampling the tampered one catches it
     const missed = await verifyProof({spec, store, manifestHash: forged.manifestHash, randomness, segments: [2]})
     assert.equal(missed.accepted, true)
+  })
+
+  it('top-q sampling replays the segment with the largest committed update, which uniform sampling can miss', async () => {
+    // a spoofer that jumps: the step-40 state is far from where segment 1's training leads
+    const cp40 = decodeCheckpoint(await store.get(honest.checkpoints[2]?.hash as Hex))
+    const kernel = cp40.weights[0]?.values as Float32Array
+    for (let i = 0; i < kernel.length; i++) kernel[i] = (kernel[i] as number) + (i % 2 === 0 ? 0.05 : -0.05)
+    const jumped = await store.put(encodeCheckpoint(cp40))
+    const forged = await trainJob({spec, store, resume: {step: 40, hash: jumped, checkpoints: [...honest.checkpoints.slice(0, 2), {step: 40, hash: jumped}]}})
+    // a randomness for which the uniform plan (final + one other) replays segment 0, not the forged one
+    const missing = Array.from({length: 50}, (_, i) => `0x${i.toString(16).padStart(2, '0').repeat(32)}` as Hex).find(
+      (r) => selectSegments({randomness: r, segmentCount: 3, count: 2}).join() === '0,2',
+    ) as Hex
+    const uniform = await verifyProof({spec, store, manifestHash: forged.manifestHash, randomness: missing})
+    assert.equal(uniform.accepted, true, 'uniform sampling misses it with this randomness')
+    assert.deepEqual(uniform.sampling, {strategy: 'uniform'})
+    const topQ = await verifyProof({spec, store, manifestHash: forged.manifestHash, randomness: missing, sampling: {strategy: 'top-q'}})
+    assert.deepEqual(topQ.sampling, {strategy: 'top-q', topQ: 1})
+    const norms = topQ.updateNorms ?? []
+    assert.equal(norms.length, 3)
+    assert.ok((norms[1] ?? 0) > (norms[0] ?? 0), `segment 1's update ${norms[1]} is the largest non-final one (segment 0: ${norms[0]})`)
+    assert.deepEqual(topQ.selectedSegments, [1, 2])
+    assert.equal(topQ.accepted, false)
+    assert.match(topQ.reason ?? '', /^segment 1 \(steps 20-40\): replay gives /)
+    // the committed update norms are those of the checkpoints: the honest proof's are smaller
+    const honestTopQ = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness: missing, sampling: {strategy: 'top-q', topQ: 1}})
+    assert.equal(honestTopQ.accepted, true, honestTopQ.reason)
+    assert.ok((honestTopQ.updateNorms?.[1] ?? Infinity) < (norms[1] ?? 0))
   })
 
   it('rejects forged initial weights before replaying anything', async () => {
@@ -136,6 +167,11 @@ describe('verifyProof', () => {
       assert.equal(report.accepted, false)
       assert.equal(report.checks.replay, 'fail')
       assert.match(report.reason ?? '', /^segment 1: blob 0x[0-9a-f]+: expected its sha256 to match/)
+      // top-q reads every checkpoint to rank the updates, so it notices before replaying
+      const topQ = await verifyProof({spec, store: copy, manifestHash: honest.manifestHash, randomness, sampling: {strategy: 'top-q'}})
+      assert.equal(topQ.checks.replay, 'fail')
+      assert.deepEqual(topQ.segments, [])
+      assert.match(topQ.reason ?? '', /^update norms: checkpoint at step 20: blob 0x[0-9a-f]+: expected its sha256 to match/)
     } finally {
       await rm(copyDir, {recursive: true, force: true})
     }
