@@ -2,6 +2,7 @@ import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, sameRuntime, selectBackend} from '../ml/backend/index.js'
 import {type ProofManifest, verifyProof} from '../pol/index.js'
+import {verdictDistance} from '../pol/verdictDistance.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
 import {claimVerification, postVerdict} from '../protocol/marketActions.js'
@@ -15,7 +16,7 @@ export type VerifierEvent =
   | {type: 'inconclusive'; taskId: bigint; reason: string}
   | {type: 'claimed'; taskId: bigint; randomness: Hex; gasUsed: bigint}
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
-  | {type: 'verdict'; taskId: bigint; accepted: boolean; reason?: string | undefined; reportHash: Hex; verifySeconds: number; gasUsed: bigint}
+  | {type: 'verdict'; taskId: bigint; accepted: boolean; reason?: string | undefined; reportHash: Hex; distance: bigint; verifySeconds: number; gasUsed: bigint}
   | {type: 'settled'; taskId: bigint; gasUsed: bigint}
   | {type: 'lost-race'; taskId: bigint; reason: string}
 
@@ -105,13 +106,15 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       return undefined
     }
     const reportHash = await connection.store.putJson(report)
-    const verdict = await postVerdict(connection, task.id, report.accepted, reportHash)
+    const distance = verdictDistance(report)
+    const verdict = await postVerdict(connection, task.id, report.accepted, reportHash, distance)
     emit({
       type: 'verdict',
       taskId: task.id,
       accepted: report.accepted,
       reason: report.reason,
       reportHash,
+      distance,
       verifySeconds: (performance.now() - started) / 1000,
       gasUsed: verdict.gasUsed,
     })

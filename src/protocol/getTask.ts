@@ -35,6 +35,8 @@ export async function getTask(connection: Connection, id: bigint): Promise<Task>
       manifestHash: raw.manifestHash,
       randomness: raw.randomness,
       reportHash: raw.reportHash,
+      attempts: Number(raw.attempts),
+      distance: raw.distance,
     }
   } catch (error) {
     throw toProtocolError('getTask', error)

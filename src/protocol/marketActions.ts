@@ -27,8 +27,9 @@ export async function claimVerification(connection: SignedConnection, taskId: bi
   return {...transaction, randomness: claimed.args.randomness}
 }
 
-export function postVerdict(connection: SignedConnection, taskId: bigint, accepted: boolean, reportHash: Hex): Promise<TransactionResult> {
-  return market(connection, 'postVerdict', [taskId, accepted, reportHash])
+/** `distance` is the largest replay distance measured, 1e18 fixed point (0: every replay matched bit for bit). */
+export function postVerdict(connection: SignedConnection, taskId: bigint, accepted: boolean, reportHash: Hex, distance: bigint): Promise<TransactionResult> {
+  return market(connection, 'postVerdict', [taskId, accepted, reportHash, distance])
 }
 
 /** Pays out a verified task once its challenge window has closed. Anyone may call it. */

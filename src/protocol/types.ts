@@ -30,6 +30,10 @@ export type Task = {
   manifestHash: Hex
   randomness: Hex
   reportHash: Hex
+  /** Proofs rejected so far (each rejection reopens the task). */
+  attempts: number
+  /** The largest replay distance the verifier posted, 1e18 fixed point (0: bit-for-bit matches). */
+  distance: bigint
 }
 
 /** What the verifier concluded; `none` while no verdict has been posted (or the task expired without one). */

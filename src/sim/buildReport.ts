@@ -10,7 +10,7 @@ import type {DevnetAccount} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
 import type {ActorHandle} from './spawnActor.js'
 
-const phaseEvents = ['TaskSubmitted', 'TaskClaimed', 'ProofCommitted', 'VerificationClaimed', 'VerdictPosted', 'TaskSettled', 'TaskExpired'] as const
+const phaseEvents = ['TaskSubmitted', 'TaskClaimed', 'ProofCommitted', 'VerificationClaimed', 'VerdictPosted', 'TaskRejected', 'TaskReopened', 'TaskSettled', 'TaskExpired'] as const
 type PhaseEvent = (typeof phaseEvents)[number]
 
 export type TaskReport = {
@@ -22,9 +22,13 @@ export type TaskReport = {
   solver: Address
   verifier: Address
   escrow: string
-  /** Gas of the transactions of each phase. */
+  /** How many times the task was taken: 1 + one per rejected proof (a rejection reopens the task). */
+  attempts: number
+  /** Every rejected proof: the cheater, what its stake lost, and where that went. */
+  rejections: {solver: Address; slashed: string; verifierPaid: string; treasuryPaid: string}[]
+  /** Gas of the transactions of each phase, over every attempt. */
   gasUsed: {submission: string; claim: string; commit: string; verification: string; settlement: string; total: string}
-  /** Chain-clock seconds spent in each phase (block timestamps, so whole seconds). */
+  /** Chain-clock seconds spent in each phase of the last attempt (block timestamps, so whole seconds). */
   seconds: {queued: number; training: number; verification: number; challenge: number; total: number}
   proofRoot: Hex
   /** Whether the task came from one of the scenario's jobs (only those are held to its expectations). */
@@ -35,6 +39,8 @@ export type TaskReport = {
 export type AccountReport = {
   index: number
   role: DevnetAccount['role']
+  /** Solvers only: the strategy it played (`honest`, or an adversary from docs/adversaries.md). */
+  strategy?: string
   address: Address
   balanceBefore: string
   balanceAfter: string
@@ -105,9 +111,24 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     marketBalanceMatchesEscrow: after.marketBalance === after.totalEscrow,
   }
 
+  const solverAccounts = accounts.filter((account) => account.role === 'solver')
+  const strategyOf = (account: DevnetAccount) => scenario.actors.solvers[solverAccounts.indexOf(account)]?.strategy ?? 'honest'
+
   const failures: string[] = []
   if (scenarioTaskIds.size < scenario.jobs.length) failures.push(`expected ${scenario.jobs.length} tasks from the scenario's jobs, found ${scenarioTaskIds.size}`)
   for (const report of taskReports) failures.push(...report.expectations.failures.map((failure) => `task ${report.id}: ${failure}`))
+  // The protocol's own promise, whatever the scenario: no honest solver is slashed, no cheat is paid.
+  const byAddress = new Map(solverAccounts.map((account) => [account.address.toLowerCase(), account]))
+  for (const report of taskReports) {
+    for (const rejection of report.rejections) {
+      const solver = byAddress.get(rejection.solver.toLowerCase())
+      if (solver && strategyOf(solver) === 'honest') failures.push(`task ${report.id}: honest solver ${solver.address} was rejected`)
+    }
+    const winner = byAddress.get(report.solver.toLowerCase())
+    if (report.status === 'Settled' && report.verdict === 'accepted' && winner && strategyOf(winner) !== 'honest') {
+      failures.push(`task ${report.id}: the ${strategyOf(winner)} cheater ${winner.address} was paid (its faked segments were not sampled)`)
+    }
+  }
   for (const submission of options.submissions) {
     if (submission.exit.exitCode !== 0) failures.push(`${submission.submitter} exited with ${submission.exit.exitCode ?? submission.exit.signal}: ${lastLine(submission.exit.stderrTail)}`)
   }
@@ -120,6 +141,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     accounts: accounts.map((account, index) => ({
       index: account.index,
       role: account.role,
+      ...(account.role === 'solver' ? {strategy: strategyOf(account)} : {}),
       address: account.address,
       balanceBefore: before.accounts[index]!.wallet.toString(),
       balanceAfter: after.accounts[index]!.wallet.toString(),
@@ -132,7 +154,9 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
   }
 }
 
-type TaskEvents = Map<PhaseEvent, {gasUsed: bigint; timestamp: bigint}>
+type PhaseLog = {gasUsed: bigint; timestamp: bigint; args: Record<string, unknown>}
+/** Each phase event of a task, oldest first (a reopened task repeats claim, commit and verification). */
+type TaskEvents = Map<PhaseEvent, PhaseLog[]>
 
 async function readPhaseEvents(connection: Connection, fromBlock: bigint): Promise<Map<bigint, TaskEvents>> {
   const byTask = new Map<bigint, TaskEvents>()
@@ -144,8 +168,9 @@ async function readPhaseEvents(connection: Connection, fromBlock: bigint): Promi
       if (id === undefined || log.transactionHash === null || log.blockNumber === null) continue
       const receipt = await connection.publicClient.getTransactionReceipt({hash: log.transactionHash})
       if (!timestamps.has(log.blockNumber)) timestamps.set(log.blockNumber, (await connection.publicClient.getBlock({blockNumber: log.blockNumber})).timestamp)
-      const events = byTask.get(id) ?? new Map()
-      events.set(eventName, {gasUsed: receipt.gasUsed, timestamp: timestamps.get(log.blockNumber)!})
+      const events: TaskEvents = byTask.get(id) ?? new Map()
+      const entry = {gasUsed: receipt.gasUsed, timestamp: timestamps.get(log.blockNumber)!, args: log.args as Record<string, unknown>}
+      events.set(eventName, [...(events.get(eventName) ?? []), entry])
       byTask.set(id, events)
     }
   }
@@ -153,8 +178,8 @@ async function readPhaseEvents(connection: Connection, fromBlock: bigint): Promi
 }
 
 function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null, scenario: ResolvedScenario | undefined): TaskReport {
-  const gas = (...names: PhaseEvent[]) => names.reduce((sum, name) => sum + (events.get(name)?.gasUsed ?? 0n), 0n)
-  const at = (name: PhaseEvent) => events.get(name)?.timestamp
+  const gas = (...names: PhaseEvent[]) => names.flatMap((name) => events.get(name) ?? []).reduce((sum, entry) => sum + entry.gasUsed, 0n)
+  const at = (name: PhaseEvent) => events.get(name)?.at(-1)?.timestamp
   const span = (from: PhaseEvent, to: PhaseEvent) => {
     const start = at(from)
     const end = at(to)
@@ -166,7 +191,7 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
     claim: gas('TaskClaimed'),
     commit: gas('ProofCommitted'),
     verification: gas('VerificationClaimed', 'VerdictPosted'),
-    settlement: gas('TaskSettled', 'TaskExpired'),
+    settlement: gas('TaskSettled', 'TaskRejected', 'TaskExpired'),
   }
   const verdict = verdictOf(task)
   const failures: string[] = []
@@ -189,12 +214,19 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
     escrow: task.escrow.toString(),
     gasUsed: {...mapValues(gasUsed, String), total: Object.values(gasUsed).reduce((a, b) => a + b, 0n).toString()},
     seconds: {
-      queued: span('TaskSubmitted', 'TaskClaimed'),
+      queued: span(events.has('TaskReopened') ? 'TaskReopened' : 'TaskSubmitted', 'TaskClaimed'),
       training: span('TaskClaimed', 'ProofCommitted'),
       verification: span('ProofCommitted', 'VerdictPosted'),
       challenge: span('VerdictPosted', 'TaskSettled'),
       total: span('TaskSubmitted', end),
     },
+    attempts: task.attempts + 1,
+    rejections: (events.get('TaskRejected') ?? []).map(({args}) => ({
+      solver: args.solver as Address,
+      slashed: String(args.slashed),
+      verifierPaid: String(args.verifierPaid),
+      treasuryPaid: String(args.treasuryPaid),
+    })),
     proofRoot: task.proofRoot,
     fromScenario: scenario !== undefined,
     expectations: {ok: failures.length === 0, failures},

@@ -56,7 +56,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
   const logDir = path.join(stateDir, 'logs')
   const storeDir = path.join(stateDir, 'store')
   const backend = options.backend ?? scenario.backend
-  const accounts = devnetAccounts(scenario.actors)
+  const accounts = devnetAccounts({...scenario.actors, solvers: scenario.actors.solvers.length})
   // The devnet handles Ctrl-C itself: actors stop first, the report reads the chain, and only then anvil stops.
   const anvil = createAnvil({
     port: options.port,
@@ -136,13 +136,19 @@ export function createDevnet(options: DevnetOptions): Devnet {
       emit({type: 'phase', message: `contracts: market ${deployed.market}, registry ${deployed.registry}`})
 
       let solverNumber = 0
+      let cheaterNumber = 0
       let verifierNumber = 0
       for (const account of accounts) {
-        if (account.role === 'solver') spawn(`solver-${++solverNumber}`, 'solver', account, ['solve', '--loop'])
+        if (account.role === 'solver') {
+          const {strategy, claimDelayMs} = scenario.actors.solvers[solverNumber + cheaterNumber]!
+          const name = strategy === 'honest' ? `solver-${++solverNumber}` : `cheater-${++cheaterNumber}`
+          spawn(name, 'solver', account, ['solve', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs)])
+        }
         if (account.role === 'verifier') spawn(`verifier-${++verifierNumber}`, 'verifier', account, ['verify', '--loop'])
       }
       await writeProcesses(stateDir, {devnetPid: process.pid, anvilPid: anvil.pid, actors: actors.map(({name, pid}) => ({name, pid}))})
-      emit({type: 'phase', message: `spawned ${solverNumber} solvers and ${verifierNumber} verifiers (backend ${backend})`})
+      const cheaters = cheaterNumber === 0 ? '' : ` (${cheaterNumber} of them cheating: ${scenario.actors.solvers.filter((solver) => solver.strategy !== 'honest').map((solver) => solver.strategy).join(', ')})`
+      emit({type: 'phase', message: `spawned ${solverNumber + cheaterNumber} solvers${cheaters} and ${verifierNumber} verifiers (backend ${backend})`})
     },
 
     async runJobs() {

@@ -5,6 +5,7 @@ import {fileURLToPath} from 'node:url'
 import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {z} from 'zod'
 
+import {strategyNames} from '../adversary/index.js'
 import {InvalidInputError} from '../errors/base.js'
 
 /** The package root: fixtures referenced by the embedded default scenario live under it. */
@@ -13,13 +14,29 @@ export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.u
 const count = (fallback: number) => z.number().int().min(0).max(50).default(fallback)
 const ether = z.string().regex(/^\d+(\.\d+)?$/, 'expected an ETH amount as a decimal string, e.g. "0.5"')
 
+const solverSchema = z.strictObject({
+  /** `honest` trains for real; any other name plays that adversary. */
+  strategy: z.enum(strategyNames).default('honest'),
+  /** How long the solver waits after first seeing an open task before claiming it. */
+  claimDelayMs: z.number().int().min(0).max(600_000).default(0),
+})
+export type ScenarioSolver = z.infer<typeof solverSchema>
+const honestSolver: ScenarioSolver = {strategy: 'honest', claimDelayMs: 0}
+
 export const scenarioSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string().optional(),
   backend: z.enum(['wasm', 'cpu', 'gpu']).default('wasm'),
   actors: z
-    .strictObject({submitters: count(1).pipe(z.number().min(1)), solvers: count(2), verifiers: count(2)})
-    .default({submitters: 1, solvers: 2, verifiers: 2}),
+    .strictObject({
+      submitters: count(1).pipe(z.number().min(1)),
+      /** A count of honest solvers, or one entry per solver with its strategy (docs/adversaries.md). */
+      solvers: z
+        .union([count(2), z.array(solverSchema).max(50)])
+        .transform((solvers) => (typeof solvers === 'number' ? Array.from({length: solvers}, () => ({...honestSolver})) : solvers)),
+      verifiers: count(2),
+    })
+    .default({submitters: 1, solvers: [{...honestSolver}, {...honestSolver}], verifiers: 2}),
   jobs: z
     .array(
       z.strictObject({

@@ -58,11 +58,12 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
 
 export function renderReport(report: DevnetReport): string {
   const tasks = renderTable(
-    ['TASK', 'STATUS', 'VERDICT', 'TEST ACC', 'GAS', 'TRAIN s', 'VERIFY s', 'TOTAL s'],
+    ['TASK', 'STATUS', 'VERDICT', 'ATTEMPTS', 'TEST ACC', 'GAS', 'TRAIN s', 'VERIFY s', 'TOTAL s'],
     report.tasks.map((task) => [
       task.id,
       task.status,
       task.verdict,
+      task.rejections.length === 0 ? String(task.attempts) : `${task.attempts} (${task.rejections.length} rejected)`,
       task.testAccuracy === null ? '-' : task.testAccuracy.toFixed(4),
       task.gasUsed.total,
       String(task.seconds.training),
@@ -75,7 +76,8 @@ export function renderReport(report: DevnetReport): string {
     report.accounts.map((account) => {
       const wallet = BigInt(account.balanceAfter) - BigInt(account.balanceBefore)
       const stake = BigInt(account.stakeAfter) - BigInt(account.stakeBefore)
-      return [String(account.index), account.role, account.address, signedEther(wallet), signedEther(stake), signedEther(wallet + stake)]
+      const role = account.strategy && account.strategy !== 'honest' ? `cheater (${account.strategy})` : account.role
+      return [String(account.index), role, account.address, signedEther(wallet), signedEther(stake), signedEther(wallet + stake)]
     }),
   )
   const conservation = report.conservation.ok

@@ -23,6 +23,8 @@ export function taskToJson(task: Task): Record<string, unknown> {
     manifestHash: task.manifestHash,
     randomness: task.randomness,
     reportHash: task.reportHash,
+    attempts: task.attempts,
+    distance: task.distance.toString(),
   }
 }
 

@@ -11,8 +11,18 @@ import {processesMatching, waitFor} from '../helpers/processes.js'
 
 type Report = {
   ok: boolean
-  tasks: {id: string; status: string; verdict: string; testAccuracy: number | null; gasUsed: Record<string, string>; seconds: Record<string, number>}[]
-  accounts: {role: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}[]
+  tasks: {
+    id: string
+    status: string
+    verdict: string
+    solver: string
+    attempts: number
+    rejections: {solver: string; slashed: string}[]
+    testAccuracy: number | null
+    gasUsed: Record<string, string>
+    seconds: Record<string, number>
+  }[]
+  accounts: {role: string; address: string; strategy?: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}[]
   conservation: {ok: boolean; totalBefore: string; totalAfter: string; gasFees: string}
   failures: string[]
 }
@@ -88,6 +98,27 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     const report = lastJsonLine(String(run.stdout))
     assert.equal(report.tasks[0]?.verdict, 'accepted')
     assert.ok((report.tasks[0]?.testAccuracy ?? 0) >= 0.85, `test accuracy ${report.tasks[0]?.testAccuracy}`)
+    assert.equal(report.conservation.ok, true)
+    assertNoOrphans(stateDir)
+  })
+
+  it('catches a cheating solver: slashed, the task reopened, retrained honestly and settled, money conserved', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/cheater.yaml', '--until-settled', '--json', '--state-dir', stateDir])
+    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
+    const report = lastJsonLine(String(run.stdout))
+    assert.equal(report.ok, true, report.failures.join('; '))
+    const [task] = report.tasks
+    const cheater = report.accounts.find((account) => account.strategy === 'skip-steps')
+    const honest = report.accounts.find((account) => account.strategy === 'honest')
+    assert.ok(cheater && honest)
+    assert.equal(task!.attempts, 2)
+    assert.deepEqual(task!.rejections.map((rejection) => rejection.solver.toLowerCase()), [cheater.address.toLowerCase()])
+    assert.ok(BigInt(task!.rejections[0]!.slashed) > 0n)
+    assert.equal(task!.solver.toLowerCase(), honest.address.toLowerCase())
+    assert.equal(task!.verdict, 'accepted')
+    const net = (account: {balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}) =>
+      BigInt(account.balanceAfter) + BigInt(account.stakeAfter) - BigInt(account.balanceBefore) - BigInt(account.stakeBefore)
+    assert.ok(net(cheater) <= -BigInt(task!.rejections[0]!.slashed), 'the cheater kept its stake')
     assert.equal(report.conservation.ok, true)
     assertNoOrphans(stateDir)
   })
