@@ -4,6 +4,7 @@ export {
   DistanceError,
   distanceLimitsSchema,
   distanceMetrics,
+  nonFiniteDistance,
   parameterDistances,
   parseThresholds,
   ThresholdsError,
@@ -22,6 +23,23 @@ export {ReplayError, RuntimeMismatchError} from './errors.js'
 export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from './manifest.js'
 export {merkleLeaf, merkleNode, merkleProof, merkleRoot, MerkleError, verifyMerkleProof} from './merkle.js'
 export {detectionProbability, missProbability, PlanError, segmentsForTarget, type DetectionParameters} from './plan/index.js'
+export {
+  addMagnitudes,
+  checkRule,
+  defaultFloorRelative,
+  defaultSafetyFactor,
+  deriveThresholds,
+  ProfileError,
+  profileJob,
+  spreadSegments,
+  type DerivedThresholds,
+  type Magnitudes,
+  type ProfileJobParameters,
+  type ProfileProgress,
+  type ProfileResult,
+  type ProfileSample,
+  type ReferenceMagnitudes,
+} from './profile/index.js'
 export {
   checkpointTensorNames,
   counterDifferences,

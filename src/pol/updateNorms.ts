@@ -4,7 +4,10 @@ import type {BlobStore} from '../store/types.js'
 import {ReplayError} from './errors.js'
 import type {ProofManifest} from './manifest.js'
 
-/** ‖w_b - w_a‖₂ over the weights concatenated in checkpoint order (float64 sums; optimizer state excluded). */
+/**
+ * ‖w_b - w_a‖₂ over the weights concatenated in checkpoint order (float64 sums; optimizer state
+ * excluded). Number.MAX_VALUE when a weight is NaN or infinite.
+ */
 export function updateNorm(a: Checkpoint, b: Checkpoint): number {
   if (a.weights.length !== b.weights.length) throw new ReplayError(`update norm: expected checkpoints with the same weights, got ${a.weights.length} and ${b.weights.length} tensors`)
   let sq = 0
@@ -17,7 +20,8 @@ export function updateNorm(a: Checkpoint, b: Checkpoint): number {
       sq += d * d
     }
   }
-  return Math.sqrt(sq)
+  // NaN or infinite weights: the largest finite number, so the segment ranks first and reports stay JSON
+  return Number.isFinite(sq) ? Math.sqrt(sq) : Number.MAX_VALUE
 }
 
 /**

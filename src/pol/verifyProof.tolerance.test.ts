@@ -13,6 +13,7 @@ import {trainJob, type TrainResult} from '../ml/train/trainJob.js'
 import {createLocalStore} from '../store/createLocalStore.js'
 import type {BlobStore} from '../store/types.js'
 import {ThresholdsError} from './distances/errors.js'
+import {nonFiniteDistance} from './distances/parameterDistances.js'
 import type {Thresholds} from './distances/thresholds.js'
 import {merkleRoot} from './merkle.js'
 import {profileJob} from './profile/profileJob.js'
@@ -97,6 +98,22 @@ describe('verifyProof: tolerance mode (a cpu-trained proof replayed on wasm)', (
     assert.ok((report.segments[0]?.distances.whole.l2 ?? 1) <= (thresholds.l2 ?? 0), 'the weights alone pass')
     assert.ok((report.segments[0]?.violations ?? []).every((v) => v.startsWith('m/0/dense/kernel ')), report.reason)
     assert.match(report.reason ?? '', /beyond the thresholds: m\/0\/dense\/kernel l1 /)
+  })
+
+  it('keeps reports JSON-safe when a committed checkpoint holds NaN', async () => {
+    const cp = decodeCheckpoint(await store.get(honest.checkpoints[4]?.hash as Hex))
+    ;(cp.weights[1]?.values as Float32Array)[0] = Number.NaN
+    const checkpoints = [...honest.checkpoints.slice(0, 4), {step: 200, hash: await store.put(encodeCheckpoint(cp))}]
+    const manifestHash = await store.putJson({...honest.manifest, checkpoints, merkleRoot: merkleRoot(checkpoints.map((c) => c.hash))})
+    const report = await verifyProof({spec, store, manifestHash, randomness, backend: 'wasm', mode: 'tolerance', thresholds, sampling: {strategy: 'top-q'}})
+    assert.equal(report.accepted, false)
+    assert.deepEqual(report.selectedSegments, [0, 3])
+    assert.equal(report.updateNorms?.[3], Number.MAX_VALUE, 'a NaN update is reported as the largest finite number')
+    assert.equal(report.segments[1]?.distances.whole.l2, nonFiniteDistance)
+    assert.ok(report.segments[1]?.violations?.some((v) => /^0\/dense\/bias l1 non-finite > /.test(v)), report.reason)
+    assert.equal(report.segments[1]?.distances.perTensor[0]?.l2 !== nonFiniteDistance, true, 'the other tensors keep their real distances')
+    // the verifier stores its report as canonical JSON, which refuses NaN and Infinity
+    assert.match(await store.putJson(report), /^0x[0-9a-f]{64}$/)
   })
 
   it('needs thresholds that cover every tensor (bad input)', async () => {

@@ -1,6 +1,7 @@
 export {DistanceError, ThresholdsError} from './errors.js'
 export {
   checkpointTensorList,
+  nonFiniteDistance,
   parameterDistances,
   vectorDistances,
   type CheckpointDistances,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
 import {DistanceError} from './errors.js'
-import {parameterDistances, vectorDistances} from './parameterDistances.js'
+import {nonFiniteDistance, parameterDistances, vectorDistances} from './parameterDistances.js'
 
 const f32 = (...values: number[]) => new Float32Array(values)
 const close = (actual: number, expected: number, what: string, rel = 1e-12) =>
@@ -55,14 +55,16 @@ describe('parameterDistances', () => {
     assert.equal(1 - 1 / Math.sqrt(1 + 2 ** -60), 0, 'the naive formula loses it')
   })
 
-  it('defines zero vectors and lets non-finite values through as NaN/Infinity', () => {
+  it('defines zero vectors, and keeps distances finite when values are not', () => {
     assert.equal(vectorDistances(f32(0, 0), f32(0, -0)).cosine, 0)
     assert.equal(vectorDistances(f32(0, 0), f32(0, 3)).cosine, 1)
-    const nan = vectorDistances(f32(1, Number.NaN), f32(1, 2))
-    for (const metric of ['l1', 'l2', 'linf', 'cosine'] as const) assert.ok(Number.isNaN(nan[metric]), `${metric} of NaN`)
-    const inf = vectorDistances(f32(1, Number.POSITIVE_INFINITY), f32(1, 2))
-    assert.equal(inf.linf, Number.POSITIVE_INFINITY)
-    assert.ok(Number.isNaN(inf.cosine))
+    const saturated = {l1: nonFiniteDistance, l2: nonFiniteDistance, linf: nonFiniteDistance, cosine: nonFiniteDistance}
+    assert.deepEqual(vectorDistances(f32(1, Number.NaN), f32(1, 2)), saturated)
+    assert.deepEqual(vectorDistances(f32(1, Number.POSITIVE_INFINITY), f32(1, 2)), saturated)
+    assert.deepEqual(vectorDistances(f32(1, Number.POSITIVE_INFINITY), f32(1, Number.NEGATIVE_INFINITY)), saturated)
+    // identical vectors are at distance 0 even with NaN or infinite elements
+    assert.deepEqual(vectorDistances(f32(1, Number.NaN, Number.NEGATIVE_INFINITY), f32(1, Number.NaN, Number.NEGATIVE_INFINITY)), {l1: 0, l2: 0, linf: 0, cosine: 0})
+    assert.ok(Number.isFinite(nonFiniteDistance))
     assert.throws(() => vectorDistances(f32(1), f32(1, 2)), DistanceError)
   })
 

@@ -12,12 +12,18 @@ import {DistanceError} from './errors.js'
  *   its precision for nearly parallel vectors, where 1 - a·b/(‖a‖‖b‖) cancels to rounding noise). 0 when
  *   both vectors are zero, 1 when exactly one is.
  *
- * A NaN or infinite value anywhere makes the distances NaN or infinite, which no threshold accepts.
+ * Distances are always finite (reports are stored as canonical JSON, which has no NaN or Infinity): when
+ * either vector holds a NaN or an infinity, the distances are 0 if the two are identical element by
+ * element (NaN matching NaN) and otherwise all four are {@link nonFiniteDistance}, which no threshold
+ * accepts.
  */
 export type Distances = {l1: number; l2: number; linf: number; cosine: number}
 
 /** A decoded checkpoint (the brief's name for {@link Checkpoint}). */
 export type DecodedCheckpoint = Checkpoint
+
+/** The distance reported for vectors that differ and hold a NaN or an infinity: Number.MAX_VALUE (finite float32 vectors never reach it). */
+export const nonFiniteDistance = Number.MAX_VALUE
 
 export type TensorDistances = {name: string} & Distances
 
@@ -52,8 +58,7 @@ class Accumulator {
       const ad = Math.abs(d)
       l1 += ad
       sq += d * d
-      // NaN must stick: Math.max propagates NaN, a comparison would drop it
-      linf = Math.max(linf, ad)
+      linf = Math.max(linf, ad) // propagates NaN (a comparison would drop it)
       normA += x * x
       normB += y * y
     }
@@ -62,11 +67,16 @@ class Accumulator {
   }
 
   result(): Distances {
+    // float32 inputs cannot overflow these float64 sums, so a non-finite sum means a non-finite input
+    if (![this.l1, this.sq, this.linf, this.normA, this.normB].every(Number.isFinite)) {
+      const same = this.chunks.every(([a, b]) => a.every((x, i) => x === b[i] || (Number.isNaN(x) && Number.isNaN(b[i] as number))))
+      const d = same ? 0 : nonFiniteDistance
+      return {l1: d, l2: d, linf: d, cosine: d}
+    }
     const na = Math.sqrt(this.normA)
     const nb = Math.sqrt(this.normB)
     let cosine: number
-    if (Number.isNaN(na) || Number.isNaN(nb) || !Number.isFinite(na) || !Number.isFinite(nb)) cosine = Number.NaN
-    else if (na === 0 && nb === 0) cosine = 0
+    if (na === 0 && nb === 0) cosine = 0
     else if (na === 0 || nb === 0) cosine = 1
     else {
       let s = 0

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {ThresholdsError} from './errors.js'
-import type {CheckpointDistances} from './parameterDistances.js'
+import {nonFiniteDistance, type CheckpointDistances} from './parameterDistances.js'
 import {checkThresholdsCover, parseThresholds, withinThresholds} from './thresholds.js'
 
 const d: CheckpointDistances = {
@@ -22,6 +22,12 @@ describe('withinThresholds', () => {
     assert.deepEqual(withinThresholds(d, t).violations, ['m/k linf 1e-10 > 1e-11'], 'perTensor replaces eachTensor for m/k')
     assert.deepEqual(withinThresholds(d, {eachTensor: {cosine: 1e-10}}).violations, ['m/k cosine 1e-9 > 1e-10'])
     assert.deepEqual(withinThresholds(d, {perTensor: {nope: {l1: 1}}}).violations, ['nope: no such tensor in the checkpoint'])
+  })
+
+  it('never accepts the saturated distance of non-finite values, whatever the limit', () => {
+    const saturated: CheckpointDistances = {whole: {l1: nonFiniteDistance, l2: 0, linf: 0, cosine: 0}, perTensor: []}
+    assert.deepEqual(withinThresholds(saturated, {l1: 1e308}).violations, ['whole l1 non-finite > 1e+308'])
+    assert.equal(withinThresholds(saturated, {l1: Number.MAX_VALUE}).ok, false)
   })
 
   it('never accepts NaN or infinite distances', () => {

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 import {ThresholdsError} from './errors.js'
-import type {CheckpointDistances, Distances} from './parameterDistances.js'
+import {nonFiniteDistance, type CheckpointDistances, type Distances} from './parameterDistances.js'
 
 /** Upper limits on some of the four distances; an absent metric is not checked. */
 export type DistanceLimits = {l1?: number | undefined; l2?: number | undefined; linf?: number | undefined; cosine?: number | undefined}
@@ -14,7 +14,8 @@ export type DistanceLimits = {l1?: number | undefined; l2?: number | undefined; 
  *   `v/0/dense/kernel`); an entry replaces `eachTensor` for that tensor;
  * - `eachTensor`: limits for every tensor `perTensor` does not name.
  *
- * A distance passes when it is <= its limit; NaN never passes.
+ * A distance passes when it is <= its limit; NaN and nonFiniteDistance (vectors with NaN or infinite
+ * values that differ) never pass.
  */
 export type Thresholds = DistanceLimits & {
   perTensor?: Record<string, DistanceLimits> | undefined
@@ -78,6 +79,7 @@ export function checkThresholdsCover(thresholds: Thresholds | undefined, tensors
 
 /** 4 significant digits; exponent form below 1e-3 and from 1e6 (e.g. `2e-5`, `0.0123`). */
 function format(x: number): string {
+  if (x === nonFiniteDistance) return 'non-finite'
   if (!Number.isFinite(x) || x === 0) return String(x)
   const r = Number(x.toPrecision(4))
   return Math.abs(r) < 1e-3 || Math.abs(r) >= 1e6 ? r.toExponential() : String(r)
@@ -88,8 +90,8 @@ function judge(where: string, d: Distances, limits: DistanceLimits | undefined, 
   for (const metric of distanceMetrics) {
     const max = limits[metric]
     const value = d[metric]
-    // written so that NaN fails: NaN <= max is false
-    if (max !== undefined && !(value <= max)) violations.push(`${where} ${metric} ${format(value)} > ${format(max)}`)
+    // written so that NaN fails (NaN <= max is false); nonFiniteDistance fails whatever the limit
+    if (max !== undefined && (!(value <= max) || value === nonFiniteDistance)) violations.push(`${where} ${metric} ${format(value)} > ${format(max)}`)
   }
 }
 

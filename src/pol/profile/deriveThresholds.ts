@@ -1,5 +1,5 @@
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
-import {checkpointTensorList, type CheckpointDistances, type Distances} from '../distances/parameterDistances.js'
+import {checkpointTensorList, nonFiniteDistance, type CheckpointDistances, type Distances} from '../distances/parameterDistances.js'
 import {distanceMetrics, type DistanceLimits, type Thresholds} from '../distances/thresholds.js'
 import {ProfileError} from './errors.js'
 
@@ -89,7 +89,8 @@ export function deriveThresholds({
   const perTensor: Record<string, Distances> = {}
   const fold = (into: Distances, d: Distances, where: string) => {
     for (const m of distanceMetrics) {
-      if (!Number.isFinite(d[m])) throw new ProfileError(`${where}: ${m} distance is ${d[m]}: the reference run or a replay diverged, no threshold can be derived`)
+      if (!Number.isFinite(d[m]) || d[m] === nonFiniteDistance)
+        throw new ProfileError(`${where}: ${m} distance is not finite: the reference run or a replay diverged (NaN or infinite weights), no threshold can be derived`)
       into[m] = Math.max(into[m], d[m])
     }
   }

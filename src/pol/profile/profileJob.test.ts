@@ -40,7 +40,8 @@ describe('profile: deriveThresholds', () => {
   })
 
   it('refuses diverged samples and empty profiles', () => {
-    assert.throws(() => deriveThresholds({samples: [sample(dist(Number.NaN, 0, 0, 0), dist(0, 0, 0, 0))], magnitudes}), /whole: l1 distance is NaN: the reference run or a replay diverged/)
+    assert.throws(() => deriveThresholds({samples: [sample(dist(Number.NaN, 0, 0, 0), dist(0, 0, 0, 0))], magnitudes}), /whole: l1 distance is not finite: the reference run or a replay diverged \(NaN or infinite weights\)/)
+    assert.throws(() => deriveThresholds({samples: [sample(dist(0, 0, 0, 0), dist(0, Number.MAX_VALUE, 0, 0))], magnitudes}), /sample \(seed \?, segment \?, replay\) k: l2 distance is not finite/)
     assert.throws(() => deriveThresholds({samples: [], magnitudes}), ProfileError)
     assert.throws(() => deriveThresholds({samples: [], magnitudes, safetyFactor: 0.5}), /safetyFactor: expected a finite number >= 1, got 0.5/)
   })
