@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 
+import {nonFiniteDistance} from './distances/parameterDistances.js'
 import {toFixedPoint, verdictDistance} from './verdictDistance.js'
 
 describe('verdictDistance', () => {
@@ -17,5 +18,7 @@ describe('verdictDistance', () => {
     const segment = (linf: number) => ({distances: {whole: {l1: 9, l2: 9, linf, cosine: 9}, perTensor: []}})
     assert.equal(verdictDistance({segments: [segment(0), segment(0.25), segment(0.125)]} as never), 25n * 10n ** 16n)
     assert.equal(verdictDistance({segments: []}), 0n)
+    // NaN weights in a committed checkpoint: the saturated distance fits the contract's uint256
+    assert.equal(verdictDistance({segments: [segment(0.5), segment(nonFiniteDistance)]} as never), 2n ** 256n - 1n)
   })
 })

@@ -10,8 +10,13 @@ export const distanceScale = 10n ** 18n
  */
 export function verdictDistance(report: Pick<VerificationReport, 'segments'>): bigint {
   const largest = Math.max(0, ...report.segments.map((segment) => segment.distances?.whole.linf ?? 0))
-  return toFixedPoint(largest)
+  // a replay against a checkpoint with NaN or infinite weights reports nonFiniteDistance (Number.MAX_VALUE):
+  // post the largest uint256, and never a number the contract's uint256 cannot hold
+  const fixed = toFixedPoint(largest)
+  return fixed > maxUint256 ? maxUint256 : fixed
 }
+
+const maxUint256 = 2n ** 256n - 1n
 
 /** A non-negative finite number as a 1e18 fixed-point integer, exact to the 16 significant digits a double holds. */
 export function toFixedPoint(value: number): bigint {
