@@ -114,6 +114,7 @@ describe('verifyProof', () => {
     const honestTopQ = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness: missing, sampling: {strategy: 'top-q', topQ: 1}})
     assert.equal(honestTopQ.accepted, true, honestTopQ.reason)
     assert.ok((honestTopQ.updateNorms?.[1] ?? Infinity) < (norms[1] ?? 0))
+    await assert.rejects(verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, sampling: {strategy: 'top-q', topQ: 2}}), /sampling\.topQ: expected an integer in \[0, count - 1 = 1\], got 2/)
   })
 
   it('rejects forged initial weights before replaying anything', async () => {

@@ -13,7 +13,7 @@ import {ReplayError, RuntimeMismatchError} from './errors.js'
 import {proofManifestSchema, type ProofManifest} from './manifest.js'
 import {merkleRoot} from './merkle.js'
 import {checkpointTensorNames, replaySegment, verificationModes, type SegmentReplay, type VerificationMode} from './replaySegment.js'
-import {defaultTopQ, samplingStrategies, selectSegments, type SamplingStrategy} from './selectSegments.js'
+import {defaultTopQ, samplingStrategies, SegmentSelectionError, selectSegments, type SamplingStrategy} from './selectSegments.js'
 import {committedUpdateNorms} from './updateNorms.js'
 
 /** How the segments to replay are drawn (docs/verification.md, "Sampling"). */
@@ -109,7 +109,7 @@ export type VerifyProofParameters = {
  * backend (tolerance mode). Never throws for a bad proof: the report says why it was rejected.
  *
  * @throws ThresholdsError (bad input) in tolerance mode without thresholds that cover the job's tensors
- * @throws ReplayError for an unknown mode or sampling strategy
+ * @throws ReplayError for an unknown mode or sampling strategy; SegmentSelectionError for a bad topQ
  */
 export async function verifyProof(parameters: VerifyProofParameters): Promise<VerificationReport> {
   const started = performance.now()
@@ -123,6 +123,9 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
   const requested = parameters.segments ?? spec.verification.segments
   const sampling: Sampling =
     strategy === 'top-q' ? {strategy, topQ: parameters.sampling?.topQ ?? defaultTopQ(Array.isArray(requested) ? requested.length : requested)} : {strategy}
+  const count = Array.isArray(requested) ? requested.length : requested
+  if (sampling.topQ !== undefined && (!Number.isInteger(sampling.topQ) || sampling.topQ < 0 || sampling.topQ > count - 1))
+    throw new SegmentSelectionError(`sampling.topQ: expected an integer in [0, count - 1 = ${count - 1}], got ${sampling.topQ}`)
   let updateNorms: number[] | undefined
   const checks: VerificationChecks = {
     manifest: 'skipped',
