@@ -151,10 +151,10 @@ describe('verifyProof', () => {
     const checkpoints = honest.checkpoints.map((c) => (c.step === 40 ? {step: 40, hash: ghost} : c))
     const unavailable = await verifyProof({spec, store, manifestHash: await putManifest({checkpoints, merkleRoot: merkleRoot(checkpoints.map((c) => c.hash))}), randomness})
     assert.equal(unavailable.checks.availability, 'fail')
-    assert.match(unavailable.reason ?? '', /checkpoint at step 40 \(0x6666.*\) is not in the store/)
+    assert.match(unavailable.reason ?? '', /checkpoint at step 40 \(0x6666.*\): blob not found/)
   })
 
-  it('rejects a corrupted starting checkpoint', async () => {
+  it('rejects a checkpoint whose stored bytes changed, before any replay and whichever segments are sampled', async () => {
     const copyDir = await mkdtemp(join(tmpdir(), 'gensyn-pol-copy-'))
     try {
       const copy = createLocalStore(copyDir, {fsync: false})
@@ -164,15 +164,15 @@ describe('verifyProof', () => {
       const bytes = await readFile(path)
       bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 0xff
       await writeFile(path, bytes)
-      const report = await verifyProof({spec, store: copy, manifestHash: honest.manifestHash, randomness, segments: [1]})
-      assert.equal(report.accepted, false)
-      assert.equal(report.checks.replay, 'fail')
-      assert.match(report.reason ?? '', /^segment 1: blob 0x[0-9a-f]+: expected its sha256 to match/)
-      // top-q reads every checkpoint to rank the updates, so it notices before replaying
-      const topQ = await verifyProof({spec, store: copy, manifestHash: honest.manifestHash, randomness, sampling: {strategy: 'top-q'}})
-      assert.equal(topQ.checks.replay, 'fail')
-      assert.deepEqual(topQ.segments, [])
-      assert.match(topQ.reason ?? '', /^update norms: checkpoint at step 20: blob 0x[0-9a-f]+: expected its sha256 to match/)
+      // Segment 3 neither starts nor ends at the changed checkpoint: availability still reads it.
+      for (const segments of [[1], [3]]) {
+        const report = await verifyProof({spec, store: copy, manifestHash: honest.manifestHash, randomness, segments})
+        assert.equal(report.accepted, false)
+        assert.equal(report.checks.availability, 'fail')
+        assert.equal(report.checks.replay, 'skipped')
+        assert.deepEqual(report.segments, [])
+        assert.match(report.reason ?? '', /^checkpoint at step 20 \(0x[0-9a-f]+\): blob 0x[0-9a-f]+: expected its sha256 to match/)
+      }
     } finally {
       await rm(copyDir, {recursive: true, force: true})
     }

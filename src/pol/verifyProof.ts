@@ -1,4 +1,5 @@
 import type {Hex} from 'viem'
+import {BaseError} from '../errors/base.js'
 import {runtimeIdString, type BackendName, type RuntimeId} from '../ml/backend/runtimeId.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
@@ -35,7 +36,7 @@ export type VerificationChecks = {
   datasetHash: CheckStatus
   /** The Merkle root recomputes from the checkpoint hashes (and equals the on-chain proofRoot if given). */
   merkleRoot: CheckStatus
-  /** Every checkpoint blob the manifest names is in the store. */
+  /** Every checkpoint blob the manifest names is in the store and its bytes hash to its name. */
   availability: CheckStatus
   /** The step-0 checkpoint is the seed-derived initial state. */
   initialWeights: CheckStatus
@@ -195,9 +196,15 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     return fail('merkleRoot', `proofRoot: the chain commits ${parameters.proofRoot}, the manifest's checkpoints give ${root}`)
   checks.merkleRoot = 'pass'
 
-  // 5. availability
-  for (const c of manifest.checkpoints)
-    if (!(await store.has(c.hash))) return fail('availability', `checkpoint at step ${c.step} (${c.hash}) is not in the store`)
+  // 5. availability: read every checkpoint (the store re-hashes each read), so data that was withheld or
+  // changed after the commit is caught even where no segment is sampled. A read, not a replay: cheap.
+  for (const c of manifest.checkpoints) {
+    try {
+      await store.get(c.hash)
+    } catch (error) {
+      return fail('availability', `checkpoint at step ${c.step} (${c.hash}): ${error instanceof BaseError ? error.shortMessage : String(error)}`)
+    }
+  }
   checks.availability = 'pass'
 
   // 6. initial weights
