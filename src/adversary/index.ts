@@ -1,7 +1,6 @@
 // Cheating solver strategies (docs/adversaries.md): proofs made like trainJob's, each faked in its own way.
 export {cheat, type CheatParameters, type CheatResult} from './cheat.js'
 export {copySourceSeed} from './copyProof.js'
-export {detectionProbability, samplesForDetection} from './detectionProbability.js'
 export {AdversaryInputError} from './errors.js'
 export {forgedSegments} from './forge.js'
 export {noiseAmplitude, noisedCheckpoints} from './noise.js'
