@@ -1,8 +1,15 @@
 import {Flags} from '@oclif/core'
 
+import {readFile} from 'node:fs/promises'
+
+import {InvalidInputError} from '../errors/base.js'
 import {type BackendName, runtimeIdString} from '../ml/backend/index.js'
-import {verifyBundle} from '../pol/bundle/index.js'
-import {bundleVerificationView, type BundleVerificationView, segmentRow} from '../ui/verificationView.js'
+import {loadJobSpec} from '../ml/spec/index.js'
+import {checkpointSchedule} from '../ml/train/index.js'
+import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bundle/index.js'
+import {parseThresholds, type SamplingStrategy, type Thresholds, type VerificationMode} from '../pol/index.js'
+import {planTable, type PlanTable} from '../pol/plan/index.js'
+import {bundleVerificationView, type BundleVerificationView, segmentHeader, segmentRow} from '../ui/verificationView.js'
 import {renderTable} from '../ui/taskView.js'
 
 import {runVerifier, type VerifierEvent} from '../actors/verifier.js'
@@ -20,20 +27,45 @@ export default class Verify extends BaseCommand {
     {description: 'Verify one task on the local devnet as account 4', command: '<%= config.bin %> <%= command.id %> --account 4'},
     {description: 'Keep verifying, streaming events as JSON lines', command: '<%= config.bin %> <%= command.id %> --loop --account 4 --json'},
     {description: 'Verify a proof bundle with no chain (exit code 0 accepted, 1 rejected, 2 unusable)', command: '<%= config.bin %> <%= command.id %> --proof ./proof --segments 3 --seed 7'},
+    {description: 'Verify a cpu-trained bundle on wasm within profiled distance thresholds', command: '<%= config.bin %> <%= command.id %> --proof ./proof --mode tolerance --thresholds thresholds.json --backend wasm'},
+    {description: 'How likely is a cheater who faked 10% of the segments to be caught?', command: '<%= config.bin %> <%= command.id %> --plan --job fixtures/jobs/mnist-mlp.yaml --faked 0.1'},
   ]
   static override flags = {
     ...connectionFlags,
     proof: Flags.string({description: 'Verify this proof bundle (a folder written by `solve --offline`) with no chain.', exclusive: ['loop', 'max-tasks']}),
-    segments: Flags.integer({description: "With --proof: how many segments to replay (default: the job's verification.segments).", min: 1, dependsOn: ['proof']}),
+    segments: Flags.integer({description: "With --proof or --plan: how many segments to replay (default: the job's verification.segments).", min: 1}),
     seed: Flags.string({description: 'With --proof: makes the segment sampling repeatable (default: fresh randomness).', dependsOn: ['proof']}),
+    mode: Flags.string({
+      description: 'With --proof: exact (the replay must hash bit for bit the same, same runtime) or tolerance (distances within --thresholds, any runtime).',
+      options: ['exact', 'tolerance'],
+      default: 'exact',
+    }),
+    thresholds: Flags.string({description: 'With --mode tolerance: a JSON file of distance thresholds (e.g. written by `gensyn profile --out`).'}),
+    sampling: Flags.string({description: 'With --proof: how segments are picked (the final one always is).', options: ['uniform', 'top-q'], default: 'uniform'}),
+    'top-q': Flags.integer({description: 'With --sampling top-q: how many picks go to the largest committed updates.', min: 0}),
+    plan: Flags.boolean({description: 'Print the chance of catching a cheater who faked a share of the segments, instead of verifying.'}),
+    job: Flags.string({description: 'With --plan: the job spec that sets the number of segments and the sample size.'}),
+    faked: Flags.string({description: 'With --plan: comma-separated shares of faked segments.', default: '0.05,0.1,0.25,0.5'}),
     loop: Flags.boolean({description: 'Keep verifying tasks until interrupted.'}),
     'max-tasks': Flags.integer({description: 'Stop after this many verdicts (default: 1 without --loop).', min: 1}),
     backend: backendFlag,
   }
 
-  async run(): Promise<BundleVerificationView | undefined> {
+  async run(): Promise<BundleVerificationView | PlanTable | undefined> {
     const {flags} = await this.parse(Verify)
-    if (flags.proof) return this.verifyOffline(flags.proof, flags.segments, flags.seed, flags.backend as BackendName, flags.json === true)
+    if (flags.plan) return this.plan(flags)
+    if (flags.proof) {
+      return this.verifyOffline({
+        dir: flags.proof,
+        segments: flags.segments,
+        seed: flags.seed,
+        backend: flags.backend as BackendName,
+        mode: flags.mode as VerificationMode,
+        thresholds: flags.thresholds === undefined ? undefined : await readThresholds(flags.thresholds),
+        sampling: {strategy: flags.sampling as SamplingStrategy, topQ: flags['top-q']},
+        json: flags.json === true,
+      })
+    }
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     const onEvent = (event: VerifierEvent) => {
       if (flags.json) return this.emitJsonLine({role: 'verifier', ...event})
@@ -61,13 +93,14 @@ export default class Verify extends BaseCommand {
     )
   }
 
-  private async verifyOffline(dir: string, segments: number | undefined, seed: string | undefined, backend: BackendName, json: boolean): Promise<BundleVerificationView> {
+  private async verifyOffline(options: VerifyBundleParameters & {json: boolean}): Promise<BundleVerificationView> {
+    const {json, seed, ...parameters} = options
     const rows: string[][] = []
-    const {report, randomness} = await verifyBundle({dir, segments, seed, backend, onSegment: (replay) => rows.push(segmentRow(replay))})
+    const {report, randomness} = await verifyBundle({...parameters, seed, onSegment: (replay) => rows.push(segmentRow(replay))})
     const view = bundleVerificationView(report, randomness, seed)
     this.log(`randomness ${randomness}${seed === undefined ? '' : ` (seed ${seed})`}, runtime ${report.runtime ? runtimeIdString(report.runtime) : 'n/a'}`)
     this.log(`checks: ${Object.entries(report.checks).map(([check, status]) => `${check} ${status}`).join(', ')}`)
-    if (rows.length > 0) this.log(renderTable(['SEGMENT', 'STEPS', 'COMMITTED', 'REPLAYED', 'RESULT', 'SECONDS'], rows))
+    if (rows.length > 0) this.log(renderTable(segmentHeader, rows))
     this.log(report.accepted ? 'verdict: accepted' : `verdict: ${report.inconclusive ? 'inconclusive' : 'rejected'}: ${report.reason ?? ''}`)
     if (!report.accepted) {
       // oclif prints a returned value only on success, so a rejection prints its own JSON before exiting.
@@ -75,5 +108,44 @@ export default class Verify extends BaseCommand {
       this.exit(report.inconclusive ? ExitCode.invalidInput : ExitCode.failure)
     }
     return view
+  }
+
+  private async plan(flags: {job?: string | undefined; proof?: string | undefined; segments?: number | undefined; faked: string}): Promise<PlanTable> {
+    const spec = flags.job ? await loadJobSpec(flags.job) : flags.proof ? (await readBundle(flags.proof)).spec : undefined
+    if (!spec) throw new InvalidInputError('--job: expected a job spec (or --proof DIR) to plan for')
+    const fakedFractions = flags.faked.split(',').map((part) => Number(part.trim()))
+    if (fakedFractions.some((fraction) => !(fraction > 0 && fraction <= 1))) {
+      throw new InvalidInputError(`--faked: expected shares in (0, 1] separated by commas, got "${flags.faked}"`)
+    }
+    const table = planTable({
+      segmentCount: checkpointSchedule(spec).length - 1,
+      sampled: flags.segments ?? spec.verification.segments,
+      fakedFractions,
+    })
+    this.log(`${table.segmentCount} segments, ${table.sampled} replayed (the final one always): ${((table.sampled / table.segmentCount) * 100).toFixed(1)}% of the training`)
+    this.log(
+      renderTable(
+        ['FAKED', 'SEGMENTS FAKED', 'P(CAUGHT)', 'REPLAYS FOR 99%'],
+        table.rows.map((row) => [`${(row.fakedFraction * 100).toFixed(1)}%`, String(row.faked), row.detection.toFixed(4), String(row.segmentsFor99 ?? '-')]),
+      ),
+    )
+    return table
+  }
+}
+
+async function readThresholds(file: string): Promise<Thresholds> {
+  let text: string
+  try {
+    text = await readFile(file, 'utf8')
+  } catch {
+    throw new InvalidInputError(`--thresholds: file not found: ${file}`)
+  }
+  try {
+    const raw = JSON.parse(text) as {thresholds?: unknown}
+    // Accept a bare thresholds object or a `gensyn profile --json` result that carries one.
+    return parseThresholds(raw && typeof raw === 'object' && 'thresholds' in raw ? raw.thresholds : raw)
+  } catch (error) {
+    if (error instanceof SyntaxError) throw new InvalidInputError(`--thresholds: ${file} is not JSON`)
+    throw error
   }
 }

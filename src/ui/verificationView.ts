@@ -28,13 +28,19 @@ export function bundleVerificationView(report: VerificationReport, randomness: H
   }
 }
 
+export const segmentHeader = ['SEGMENT', 'STEPS', 'HASH', 'L2', 'L∞', 'COSINE', 'RESULT', 'SECONDS']
+
+/** One checked segment: whether the hashes matched, its whole-vector distances, and the verdict in its mode. */
 export function segmentRow(replay: SegmentReplay): string[] {
+  const {whole} = replay.distances
   return [
     String(replay.segment),
     `${replay.startStep}-${replay.endStep}`,
-    `${replay.expected.slice(0, 12)}…`,
-    `${replay.actual.slice(0, 12)}…`,
-    replay.match ? 'pass' : 'FAIL',
+    replay.hashMatch ? 'same' : 'differs',
+    whole.l2.toExponential(2),
+    whole.linf.toExponential(2),
+    whole.cosine.toExponential(2),
+    replay.match ? 'pass' : `FAIL${replay.violations?.length ? ` (${replay.violations[0]})` : ''}`,
     replay.seconds.toFixed(2),
   ]
 }

@@ -65,4 +65,46 @@ describe('gensyn solve --offline and verify --proof (real processes, real traini
     assert.equal(noOut.exitCode, 2)
     assert.match(String(noOut.stderr), /--out/)
   })
+
+  it('accepts a cpu-trained bundle on wasm in tolerance mode with profiled thresholds, and calls exact mode inconclusive', async () => {
+    const thresholds = path.join(work, 'thresholds.json')
+    const profiled = await runGensyn(['profile', '--job', 'fixtures/jobs/smoke-mlp.yaml', '--segments', '2', '--out', thresholds, '--json'])
+    assert.equal(profiled.exitCode, 0, String(profiled.stderr))
+    const profile = JSON.parse(String(profiled.stdout)) as {thresholds: {l2: number}; runtimeClass: string}
+    assert.ok(profile.thresholds.l2 > 0)
+    assert.match(profile.runtimeClass, /wasm.* \+ cpu/)
+
+    const cpuBundle = path.join(work, 'cpu-proof')
+    const solved = await runGensyn(['solve', '--offline', 'fixtures/jobs/smoke-mlp.yaml', '--out', cpuBundle, '--backend', 'cpu'])
+    assert.equal(solved.exitCode, 0, String(solved.stderr))
+    const tolerant = await runGensyn(['verify', '--proof', cpuBundle, '--mode', 'tolerance', '--thresholds', thresholds, '--backend', 'wasm', '--segments', '4', '--seed', '5', '--json'])
+    assert.equal(tolerant.exitCode, 0, String(tolerant.stdout) + String(tolerant.stderr))
+    const view = JSON.parse(String(tolerant.stdout)) as {segments: {hashMatch: boolean; match: boolean}[]}
+    assert.ok(view.segments.length === 4 && view.segments.every((segment) => segment.match))
+    assert.ok(view.segments.some((segment) => !segment.hashMatch), 'cpu and wasm agreed bit for bit: nothing was tolerated')
+
+    const exact = await runGensyn(['verify', '--proof', cpuBundle, '--backend', 'wasm', '--seed', '5'])
+    assert.equal(exact.exitCode, 2)
+  })
+
+  it('rejects an adversary bundle (skip-steps) with exit 1', async () => {
+    const cheat = path.join(work, 'skip-steps')
+    const solved = await runGensyn(['solve', '--offline', 'fixtures/jobs/smoke-mlp.yaml', '--out', cheat, '--strategy', 'skip-steps'])
+    assert.equal(solved.exitCode, 0, String(solved.stderr))
+    const run = await runGensyn(['verify', '--proof', cheat, '--seed', '9'])
+    assert.equal(run.exitCode, 1)
+    assert.match(String(run.stdout), /verdict: rejected/)
+  })
+
+  it('plans: the chance of catching a given share of faked segments', async () => {
+    const run = await runGensyn(['verify', '--plan', '--job', 'fixtures/jobs/smoke-mlp.yaml', '--faked', '0.34,1', '--json'])
+    assert.equal(run.exitCode, 0, String(run.stderr))
+    const table = JSON.parse(String(run.stdout)) as {segmentCount: number; sampled: number; rows: {faked: number; detection: number}[]}
+    // smoke-mlp: 4 segments, 2 replayed (the final + 1 of 3): one faked segment is caught 1 time in 3.
+    assert.equal(table.segmentCount, 4)
+    assert.deepEqual(table.rows.map((row) => [row.faked, Number(row.detection.toFixed(6))]), [
+      [2, 0.666667],
+      [3, 1],
+    ])
+  })
 })

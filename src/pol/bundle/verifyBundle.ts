@@ -5,7 +5,9 @@ import {type Hex, toHex} from 'viem'
 import type {BackendName} from '../../ml/backend/index.js'
 import {sha256Hex} from '../../store/sha256.js'
 import type {SegmentReplay} from '../replaySegment.js'
-import {type VerificationReport, verifyProof} from '../verifyProof.js'
+import type {Thresholds} from '../distances/thresholds.js'
+import type {VerificationMode} from '../replaySegment.js'
+import {type Sampling, type VerificationReport, verifyProof} from '../verifyProof.js'
 import {readBundle} from './readBundle.js'
 
 export type VerifyBundleParameters = {
@@ -15,6 +17,9 @@ export type VerifyBundleParameters = {
   /** Makes the sampling repeatable: the randomness is sha256 of a label and this seed. Default: fresh random bytes. */
   seed?: string | undefined
   backend?: BackendName | undefined
+  mode?: VerificationMode | undefined
+  thresholds?: Thresholds | undefined
+  sampling?: Sampling | undefined
   onSegment?: ((replay: SegmentReplay) => void) | undefined
 }
 
@@ -31,6 +36,9 @@ export async function verifyBundle(parameters: VerifyBundleParameters): Promise<
     randomness,
     segments: parameters.segments,
     backend: parameters.backend,
+    mode: parameters.mode,
+    thresholds: parameters.thresholds,
+    sampling: parameters.sampling,
     onSegment: parameters.onSegment,
   })
   return {report, randomness, seed: parameters.seed, manifestHash: bundle.manifestHash}

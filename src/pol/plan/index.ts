@@ -1,2 +1,3 @@
 export {detectionProbability, missProbability, segmentsForTarget, type DetectionParameters} from './detectionProbability.js'
 export {PlanError} from './errors.js'
+export {planTable, type PlanRow, type PlanTable} from './planTable.js'
