@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 
-import {type Address, getAddress, parseEther} from 'viem'
+import {type Address, getAddress, keccak256, parseEther, stringToHex, zeroAddress, zeroHash} from 'viem'
 
 import {type Anvil, createAnvil} from './anvil.js'
 import {createClients, type SignerClients} from './clients.js'
 import {defaultDeployParams, deployContracts} from './deployContracts.js'
-import {roleRegistryAbi, taskMarketAbi} from './generated/index.js'
+import {roleRegistryAbi, taskMarketAbi, thresholdRegistryAbi} from './generated/index.js'
 
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const TREASURY = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
@@ -39,7 +39,7 @@ describe('deployContracts', () => {
   })
   after(() => anvil.stop())
 
-  it('deploys both contracts with devnet defaults, wires the registry to the market and reports gas', async () => {
+  it('deploys the three contracts with devnet defaults, wires the registry to the market and reports gas', async () => {
     const deployed = await deployContracts(clients)
     assert.deepEqual(defaultDeployParams, {
       unbondingDelay: 60n,
@@ -60,8 +60,19 @@ describe('deployContracts', () => {
       challengeWindow: 5n,
     })
     assert.deepEqual(deployed.params, {...defaultDeployParams, treasury: deployer})
+    // ThresholdRegistry is deployed on the same registry, and starts empty.
+    const thresholdsRegistry = await clients.publicClient.readContract({address: deployed.thresholds, abi: thresholdRegistryAbi, functionName: 'registry'})
+    assert.equal(getAddress(thresholdsRegistry), getAddress(deployed.registry))
+    const none = await clients.publicClient.readContract({
+      address: deployed.thresholds,
+      abi: thresholdRegistryAbi,
+      functionName: 'thresholdOf',
+      args: [keccak256(stringToHex('mlp')), keccak256(stringToHex('wasm'))],
+    })
+    assert.deepEqual(none, [0n, zeroHash, zeroAddress, 0n])
+    assert.equal(new Set([deployed.registry, deployed.market, deployed.thresholds]).size, 3)
 
-    // deployBlock is the registry's block; gasUsed is the sum over the three transactions that followed.
+    // deployBlock is the registry's block; gasUsed is the sum over the four transactions that followed.
     const latest = await clients.publicClient.getBlockNumber({cacheTime: 0})
     let gas = 0n
     let transactions = 0
@@ -72,10 +83,24 @@ describe('deployContracts', () => {
         transactions++
       }
     }
-    assert.equal(transactions, 3)
+    assert.equal(transactions, 4)
     assert.equal(deployed.gasUsed, gas)
     const registryCreation = await clients.publicClient.getBlock({blockNumber: deployed.deployBlock, includeTransactions: true})
     assert.equal(registryCreation.transactions[0]?.to, null, 'the deploy block starts with the registry creation')
+  })
+
+  it('keeps the registry and market at the addresses a fresh deployer always gave them (ThresholdRegistry comes last)', async () => {
+    const fresh = createAnvil()
+    await fresh.start()
+    try {
+      const freshClients = await createClients({rpcUrl: fresh.rpcUrl, privateKey: KEY_0})
+      const deployed = await deployContracts(freshClients)
+      assert.equal(getAddress(deployed.registry), '0x5FbDB2315678afecb367f032d93F642f64180aa3')
+      assert.equal(getAddress(deployed.market), '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512')
+      assert.equal(getAddress(deployed.thresholds), '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9')
+    } finally {
+      await fresh.stop()
+    }
   })
 
   it('applies every given parameter', async () => {

@@ -2,7 +2,14 @@ import {type Address, type Hash, parseEther, type TransactionReceipt} from 'viem
 
 import type {GensynPublicClient, GensynWalletClient} from './clients.js'
 import {DeployError} from './errors.js'
-import {roleRegistryAbi, roleRegistryBytecode, taskMarketAbi, taskMarketBytecode} from './generated/index.js'
+import {
+  roleRegistryAbi,
+  roleRegistryBytecode,
+  taskMarketAbi,
+  taskMarketBytecode,
+  thresholdRegistryAbi,
+  thresholdRegistryBytecode,
+} from './generated/index.js'
 
 export type DeployParams = {
   /** Seconds between requestUnbond and withdraw. */
@@ -30,9 +37,11 @@ export const defaultDeployParams = {
 export type DeployedContracts = {
   registry: Address
   market: Address
+  /** ThresholdRegistry: profiled distance thresholds per (model class, runtime class), posted by verifiers. */
+  thresholds: Address
   /** Block of the registry deployment: scan events from here. */
   deployBlock: bigint
-  /** Gas of the three transactions (registry, market, setMarket). */
+  /** Gas of the four transactions (registry, market, setMarket, thresholds). */
   gasUsed: bigint
   params: ResolvedDeployParams
 }
@@ -44,7 +53,9 @@ export type DeployContractsParameters = {
 }
 
 /**
- * Deploys RoleRegistry and TaskMarket from the wallet's account and wires them (`registry.setMarket`).
+ * Deploys RoleRegistry and TaskMarket from the wallet's account, wires them (`registry.setMarket`), then
+ * deploys ThresholdRegistry on the registry. ThresholdRegistry comes last so that the registry and market keep
+ * the addresses they had before it existed (nonces 0 and 1 of a fresh deployer).
  * Transactions are sent one after the other, each after the previous receipt, so it works the same on an
  * automining anvil, an interval-mining one, and a real chain.
  */
@@ -90,11 +101,19 @@ export async function deployContracts({publicClient, walletClient, params = {}}:
     throw new DeployError(`RoleRegistry ${registry}: market() is ${wired}, expected ${market}`)
   }
 
+  const thresholdsReceipt = await confirm(
+    publicClient,
+    'ThresholdRegistry deployment',
+    await walletClient.deployContract({abi: thresholdRegistryAbi, bytecode: thresholdRegistryBytecode, args: [registry]}),
+  )
+  const thresholds = deployedAddress(thresholdsReceipt, 'ThresholdRegistry')
+
   return {
     registry,
     market,
+    thresholds,
     deployBlock: registryReceipt.blockNumber,
-    gasUsed: registryReceipt.gasUsed + marketReceipt.gasUsed + wireReceipt.gasUsed,
+    gasUsed: registryReceipt.gasUsed + marketReceipt.gasUsed + wireReceipt.gasUsed + thresholdsReceipt.gasUsed,
     params: resolved,
   }
 }

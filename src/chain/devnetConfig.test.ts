@@ -9,7 +9,11 @@ import {DevnetConfigError} from './errors.js'
 const valid = {
   rpcUrl: 'http://127.0.0.1:8545',
   chainId: 31337,
-  contracts: {registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3', market: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512'},
+  contracts: {
+    registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+    market: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+    thresholds: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
+  },
   deployBlock: 1n,
   accounts: [
     {
@@ -65,6 +69,18 @@ describe('devnetConfig', () => {
     const read = await readDevnetConfig(stateDir())
     assert.equal(read.deployBlock, undefined)
     assert.equal('deployBlock' in JSON.parse(readFileSync(devnetConfigPath(stateDir()), 'utf8')), false)
+  })
+
+  it('contracts.thresholds is optional, so a file written before ThresholdRegistry existed still reads', async () => {
+    const {thresholds: _, ...older} = valid.contracts
+    writeRaw({...valid, deployBlock: '1', contracts: older})
+    const read = await readDevnetConfig(stateDir())
+    assert.deepEqual(read.contracts, older)
+    assert.equal('thresholds' in read.contracts, false)
+  })
+
+  it('rejects a bad thresholds address, naming the field', async () => {
+    await expectInvalid({...valid, deployBlock: '1', contracts: {...valid.contracts, thresholds: 'nope'}}, /contracts\.thresholds: expected an address/)
   })
 
   it('a missing file says how to get one, with the path relative to the working directory', async () => {

@@ -22,7 +22,7 @@ import {mnemonicToAccount} from 'viem/accounts'
 import {type Anvil, createAnvil} from '../../../src/chain/anvil.js'
 import {createClients, type GensynPublicClient, type GensynWalletClient} from '../../../src/chain/clients.js'
 import {type DeployParams, deployContracts, type ResolvedDeployParams} from '../../../src/chain/deployContracts.js'
-import {roleRegistryAbi, roleRegistryBytecode, taskMarketAbi} from '../../../src/chain/generated/index.js'
+import {roleRegistryAbi, roleRegistryBytecode, taskMarketAbi, thresholdRegistryAbi} from '../../../src/chain/generated/index.js'
 
 /** anvil's default dev mnemonic: its accounts are funded at genesis. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -31,16 +31,19 @@ export const ACTOR_NAMES = ['deployer', 'treasury', 'submitter', 'solver', 'veri
 export type ActorName = (typeof ACTOR_NAMES)[number]
 
 export type Actor = {name: string; address: Address; wallet: GensynWalletClient}
-/** A registry and its market; `market` is undefined for a bare registry whose market is an EOA. */
-export type System = {registry: Address; market?: Address | undefined}
+/**
+ * A registry, its market and its ThresholdRegistry; `market` is undefined for a bare registry whose market is
+ * an EOA, `thresholds` when none was deployed on it.
+ */
+export type System = {registry: Address; market?: Address | undefined; thresholds?: Address | undefined}
 
 export type Chain = {
   anvil: Anvil
   publicClient: GensynPublicClient
   test: ReturnType<typeof makeTestClient>
   actors: Record<ActorName, Actor>
-  /** The system deployed in `before` (registry + market, wired). */
-  system: {registry: Address; market: Address}
+  /** The system deployed in `before` (registry + market, wired, and the ThresholdRegistry on the registry). */
+  system: {registry: Address; market: Address; thresholds: Address}
   params: ResolvedDeployParams
   /** Every account whose balance and stake the conservation checks sum over. */
   tracked: Set<Address>
@@ -98,7 +101,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
       walletClient: actors.deployer.wallet,
       params: {treasury: actors.treasury.address, ...options.params},
     })
-    ctx.system = {registry: deployed.registry, market: deployed.market}
+    ctx.system = {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds}
     ctx.params = deployed.params
     ctx.systems.push(ctx.system)
     await checkInvariants(ctx)
@@ -183,6 +186,16 @@ export function registryWrite<fn extends WriteFunction<typeof roleRegistryAbi>>(
   return write(ctx, actor, options.address ?? ctx.system.registry, roleRegistryAbi, functionName, args as readonly unknown[], options)
 }
 
+export function thresholdsWrite<fn extends WriteFunction<typeof thresholdRegistryAbi>>(
+  ctx: Chain,
+  actor: Actor,
+  functionName: fn,
+  args: WriteArgs<typeof thresholdRegistryAbi, fn>,
+  options: WriteOptions = {},
+): Promise<TxResult> {
+  return write(ctx, actor, options.address ?? ctx.system.thresholds, thresholdRegistryAbi, functionName, args as readonly unknown[], options)
+}
+
 export function marketWrite<fn extends WriteFunction<typeof taskMarketAbi>>(
   ctx: Chain,
   actor: Actor,
@@ -208,7 +221,7 @@ export async function write(
   args: readonly unknown[],
   options: WriteOptions = {},
 ): Promise<TxResult> {
-  const contracts = ctx.systems.flatMap((system) => (system.market ? [system.registry, system.market] : [system.registry]))
+  const contracts = ctx.systems.flatMap(systemContracts)
   const accounts = [...new Set([...ctx.tracked, ...contracts].map((a) => getAddress(a)))]
   const before = await balances(ctx, accounts)
   const call = {address, abi: [...abi, ...allErrorsAbi], functionName, args, value: options.value}
@@ -231,10 +244,11 @@ export async function write(
   await checkInvariants(ctx)
 
   if (receipt.status === 'success') {
-    const key = `${abi === roleRegistryAbi ? 'RoleRegistry' : abi === taskMarketAbi ? 'TaskMarket' : 'other'}.${functionName}`
+    const name = abi === roleRegistryAbi ? 'RoleRegistry' : abi === taskMarketAbi ? 'TaskMarket' : abi === thresholdRegistryAbi ? 'ThresholdRegistry' : 'other'
+    const key = `${name}.${functionName}`
     ctx.gas.set(key, [...(ctx.gas.get(key) ?? []), receipt.gasUsed])
   }
-  const events = parseEventLogs({abi: [...roleRegistryAbi, ...taskMarketAbi], logs: receipt.logs}).map((log) => ({
+  const events = parseEventLogs({abi: [...roleRegistryAbi, ...taskMarketAbi, ...thresholdRegistryAbi], logs: receipt.logs}).map((log) => ({
     eventName: log.eventName,
     address: getAddress(log.address),
     args: log.args as unknown as Record<string, unknown>,
@@ -242,15 +256,23 @@ export async function write(
   return {receipt, gasPaid, flows, events}
 }
 
+function systemContracts(system: System): Address[] {
+  return [system.registry, ...(system.market ? [system.market] : []), ...(system.thresholds ? [system.thresholds] : [])]
+}
+
 async function balances(ctx: Chain, accounts: Address[]): Promise<Map<Address, bigint>> {
   const values = await Promise.all(accounts.map((address) => ctx.publicClient.getBalance({address})))
   return new Map(accounts.map((address, index) => [address, values[index]!]))
 }
 
-/** totalStaked == registry balance == sum of tracked stakes; totalEscrow == market balance. */
+/**
+ * totalStaked == registry balance == sum of tracked stakes; totalEscrow == market balance; a ThresholdRegistry
+ * holds no ether.
+ */
 export async function checkInvariants(ctx: Chain): Promise<void> {
-  for (const {registry, market} of ctx.systems) {
-    const [registryBalance, totalStaked, marketBalance, totalEscrow, ...stakes] = await Promise.all([
+  for (const {registry, market, thresholds} of ctx.systems) {
+    const [thresholdsBalance, registryBalance, totalStaked, marketBalance, totalEscrow, ...stakes] = await Promise.all([
+      thresholds ? ctx.publicClient.getBalance({address: thresholds}) : 0n,
       ctx.publicClient.getBalance({address: registry}),
       ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'totalStaked'}),
       market ? ctx.publicClient.getBalance({address: market}) : 0n,
@@ -261,6 +283,7 @@ export async function checkInvariants(ctx: Chain): Promise<void> {
     ])
     assert.equal(totalStaked, registryBalance, `registry ${registry}: totalStaked != balance`)
     assert.equal(totalEscrow, marketBalance, `market ${market ?? '(none)'}: totalEscrow != balance`)
+    assert.equal(thresholdsBalance, 0n, `thresholds ${thresholds ?? '(none)'}: holds ether`)
     const summed = (stakes as (readonly [bigint, bigint, bigint, bigint])[]).reduce((sum, [free, locked, unbonding]) => sum + free + locked + unbonding, 0n)
     assert.equal(summed, totalStaked, `registry ${registry}: tracked stakes sum to ${summed}, totalStaked is ${totalStaked}`)
   }
