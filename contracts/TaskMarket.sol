@@ -5,14 +5,19 @@ import {RoleRegistry, SOLVER_ROLE, VERIFIER_ROLE} from "./RoleRegistry.sol";
 
 /// @title TaskMarket
 /// @notice The life of a training task: submission with escrow, a solver's claim and proof commitment, a
-///         verifier's claim and verdict, a challenge window, and settlement or expiry.
+///         verifier's claim and verdict, a challenge window, and settlement, reopening (after a rejection) or
+///         expiry.
 /// @dev The market holds escrow (ether); the registry holds stakes. `totalEscrow` is the sum of the escrow
 ///      of every live task (not yet Settled or Expired) and equals the contract's balance (no
 ///      receive/fallback function, so plain transfers revert).
 ///
+///      A rejection does not end a task: the solver's stake pays for the failed verification, the task goes
+///      back to Submitted with its escrow, and another solver may claim it (see `settle`). The rejected
+///      solver can never claim that task again.
+///
 ///      Deadlines: every stage has one deadline, stored in `Task.deadline`. An action of the stage is
 ///      allowed while `block.timestamp <= deadline`; `expire` is allowed once `block.timestamp > deadline`.
-///      - Submitted: submittedAt + claimTimeout
+///      - Submitted: submittedAt + claimTimeout (after a rejection: the reopening time + claimTimeout)
 ///      - Claimed: claim time + trainingTimeout
 ///      - Committed: commit time + verificationTimeout (a verifier must claim by then)
 ///      - Verifying: verifier's claim time + verificationTimeout (the verdict must be posted by then)
@@ -34,14 +39,21 @@ contract TaskMarket {
         Expired
     }
 
-    /// @dev `escrow` keeps the amount escrowed at submission for the record; it stops counting towards
-    ///      `totalEscrow` once the task is Settled or Expired.
+    /// @dev `escrow` is the ether held for the task: msg.value at submission, less any verifier-fee shortfall
+    ///      paid out on a rejection (see `settle`). It stops counting towards `totalEscrow` once the task is
+    ///      Settled or Expired (the field then keeps its last value for the record).
+    ///      `attempts` counts the rejected attempts (0 until the first rejection).
+    ///      `distance` is the verdict's largest measured normalized distance, scaled by 1e18 (see postVerdict).
+    ///      A rejection clears solver, verifier, the proof fields and the verdict fields (accepted,
+    ///      reportHash, distance): a reopened task reads like a fresh Submitted one apart from `attempts`,
+    ///      `escrow` and `deadline`; the history of earlier attempts is in the events.
     struct Task {
         address submitter;
         address solver;
         address verifier;
         Status status;
         bool accepted;
+        uint32 attempts;
         bytes32 specHash;
         uint256 escrow;
         uint256 solverReward;
@@ -57,6 +69,7 @@ contract TaskMarket {
         bytes32 manifestHash;
         bytes32 randomness;
         bytes32 reportHash;
+        uint256 distance;
     }
 
     /// @notice Longest accepted timeout (and challenge window): keeps every deadline far from uint64 overflow.
@@ -82,6 +95,8 @@ contract TaskMarket {
     error ChallengeWindowOpen(uint256 id, uint64 endsAt);
     error DeadlineNotReached(uint256 id, uint64 deadline);
     error NotExpirable(uint256 id, Status current);
+    error SolverRejected(uint256 id, address solver);
+    error EscrowExhausted(uint256 id, uint256 escrow, uint256 required);
     error TransferFailed(address to, uint256 amount);
     // Declared again here (same signatures as RoleRegistry's) so that this contract's ABI can decode the
     // registry errors that bubble up through claimTask/claimVerification/settle/expire.
@@ -101,8 +116,28 @@ contract TaskMarket {
     event TaskClaimed(uint256 indexed id, address indexed solver);
     event ProofCommitted(uint256 indexed id, bytes32 proofRoot, bytes32 manifestHash, uint32 checkpointCount);
     event VerificationClaimed(uint256 indexed id, address indexed verifier, bytes32 randomness);
-    event VerdictPosted(uint256 indexed id, address indexed verifier, bool accepted, bytes32 reportHash);
+    /// @param distance largest normalized distance measured between the replays and the committed checkpoints,
+    ///        scaled by 1e18 (0: every replay matched bit for bit)
+    event VerdictPosted(uint256 indexed id, address indexed verifier, bool accepted, bytes32 reportHash, uint256 distance);
+    /// @notice Emitted for accepted settlements only (`accepted` is always true); a rejection emits
+    ///         TaskRejected and TaskReopened instead.
     event TaskSettled(uint256 indexed id, bool accepted, uint256 solverPaid, uint256 verifierPaid, uint256 refunded);
+    /// @param slashed the solver's whole locked stake (`solverStake`)
+    /// @param verifierPaid everything the verifier earned: verifierReward (from the slashed stake, and from the
+    ///        escrow for any shortfall) plus the bounty
+    /// @param treasuryPaid the slashed stake that went to the treasury
+    /// @param attempts the task's rejected attempts, this one included
+    /// @dev The escrow paid `verifierPaid + treasuryPaid - slashed` (the shortfall; 0 unless solverStake <
+    ///      verifierReward).
+    event TaskRejected(
+        uint256 indexed id,
+        address indexed solver,
+        uint256 slashed,
+        uint256 verifierPaid,
+        uint256 treasuryPaid,
+        uint32 attempts
+    );
+    event TaskReopened(uint256 indexed id, uint64 claimDeadline);
     event TaskExpired(uint256 indexed id, Status fromStatus, uint256 refunded);
 
     // ---------------------------------------------------------------- state
@@ -116,6 +151,8 @@ contract TaskMarket {
     uint256 public totalEscrow;
 
     mapping(uint256 => Task) private _tasks;
+    /// @dev task id => solver => rejected on that task (then barred from claiming it again).
+    mapping(uint256 => mapping(address => bool)) private _rejected;
 
     constructor(
         address registry_,
@@ -175,10 +212,21 @@ contract TaskMarket {
     // ---------------------------------------------------------------- training
 
     /// @notice A registered solver takes an open task and locks `solverStake` of its free stake.
+    ///         A solver once rejected on this task cannot claim it again (`SolverRejected`). A reopened task
+    ///         whose escrow no longer covers solverReward + verifierReward (shortfalls paid on earlier
+    ///         rejections, see `settle`) cannot be claimed (`EscrowExhausted`); its submitter expires it after
+    ///         the claim deadline to get the rest back.
     function claimTask(uint256 id) external {
         Task storage t = _task(id);
         _requireStatus(id, t, Status.Submitted);
         _requireRole(SOLVER_ROLE);
+        // Both checks can only fail on a reopened task (attempts > 0): skip their storage reads otherwise.
+        if (t.attempts != 0) {
+            if (_rejected[id][msg.sender]) revert SolverRejected(id, msg.sender);
+            // No overflow: submitTask checked solverReward + verifierReward <= msg.value.
+            uint256 required = t.solverReward + t.verifierReward;
+            if (t.escrow < required) revert EscrowExhausted(id, t.escrow, required);
+        }
         _requireBeforeDeadline(id, t);
 
         t.solver = msg.sender;
@@ -242,7 +290,10 @@ contract TaskMarket {
     }
 
     /// @notice The verifier posts its verdict; the challenge window opens.
-    function postVerdict(uint256 id, bool accepted, bytes32 reportHash) external {
+    /// @param distance the largest normalized distance the verifier measured between its replays and the
+    ///        committed checkpoints, as a fixed-point number scaled by 1e18 (0 when every replay matched bit
+    ///        for bit). Recorded for the record and for later challenges; the market does not judge it.
+    function postVerdict(uint256 id, bool accepted, bytes32 reportHash, uint256 distance) external {
         Task storage t = _task(id);
         _requireStatus(id, t, Status.Verifying);
         if (msg.sender != t.verifier) revert NotVerifier(id, msg.sender);
@@ -251,52 +302,50 @@ contract TaskMarket {
         t.status = Status.Verified;
         t.accepted = accepted;
         t.reportHash = reportHash;
+        t.distance = distance;
         t.deadline = _after(challengeWindow);
-        emit VerdictPosted(id, msg.sender, accepted, reportHash);
+        emit VerdictPosted(id, msg.sender, accepted, reportHash, distance);
     }
 
     // ---------------------------------------------------------------- settlement
 
     /// @notice Anyone settles a verified task once its challenge window has closed.
-    ///         Accepted: solver gets solverReward, verifier gets verifierReward, the submitter the rest; both
-    ///         stakes are unlocked.
-    ///         Rejected: verifier gets verifierReward, the submitter the rest (escrow - verifierReward); the
-    ///         solver's stake is slashed, half (rounded down) to the verifier and the rest to the treasury; the
-    ///         verifier's stake is unlocked.
+    ///
+    ///         Accepted -> Settled: the solver gets solverReward, the verifier verifierReward, the submitter the
+    ///         rest of the escrow; both stakes are unlocked. Emits TaskSettled.
+    ///
+    ///         Rejected -> Submitted again (the task reopens). The solver's locked stake S = `solverStake` is
+    ///         slashed inside the registry (no ether moves for it):
+    ///         1. fee = min(S, verifierReward) goes to the verifier: its fee for the failed verification is
+    ///            paid by the cheater, so the submitter loses nothing;
+    ///         2. bounty = (S - fee) / 2 (rounded down) goes to the verifier;
+    ///         3. the rest, S - fee - bounty, goes to the treasury.
+    ///         If S < verifierReward, the shortfall verifierReward - S is paid to the verifier in ether from
+    ///         the escrow: `escrow` and `totalEscrow` shrink by it, `verifierReward` stays the same for the
+    ///         next attempt. The verifier's stake is unlocked. The task goes back to Submitted with a fresh
+    ///         claim deadline (now + claimTimeout), solver/verifier/proof/verdict fields cleared and `attempts`
+    ///         incremented; the escrow stays here for the next solver, and the rejected solver may never
+    ///         claim this task again. Emits TaskRejected then TaskReopened.
+    ///
+    ///         A task that keeps failing is not capped: its submitter can expire it once a claim deadline
+    ///         passes with nobody claiming, which refunds the whole remaining escrow.
+    /// @dev Worked example (devnet defaults, S = 1 ether, verifierReward = 0.5 ether): the verifier's free
+    ///      stake grows by 0.5 (fee) + 0.25 (bounty) = 0.75 ether, the treasury's by 0.25 ether, the escrow
+    ///      stays whole. With S = 0.2 ether: fee 0.2 ether of stake, shortfall 0.3 ether from the escrow,
+    ///      bounty and treasury 0.
     function settle(uint256 id) external {
         Task storage t = _task(id);
         _requireStatus(id, t, Status.Verified);
         if (block.timestamp <= t.deadline) revert ChallengeWindowOpen(id, t.deadline);
-
-        address solver = t.solver;
-        address verifier = t.verifier;
-        address submitter = t.submitter;
-        uint256 solverPaid = t.accepted ? t.solverReward : 0;
-        uint256 verifierPaid = t.verifierReward;
-        uint256 refunded = t.escrow - solverPaid - verifierPaid;
-
-        t.status = Status.Settled;
-        totalEscrow -= t.escrow;
-        emit TaskSettled(id, t.accepted, solverPaid, verifierPaid, refunded);
-
-        if (t.accepted) {
-            registry.unlock(solver, solverStake);
-        } else {
-            uint256 toVerifier = solverStake / 2;
-            registry.slash(solver, toVerifier, verifier);
-            registry.slash(solver, solverStake - toVerifier, treasury);
-        }
-        registry.unlock(verifier, verifierStake);
-
-        _pay(solver, solverPaid);
-        _pay(verifier, verifierPaid);
-        _pay(submitter, refunded);
+        if (t.accepted) _settleAccepted(id, t);
+        else _reject(id, t);
     }
 
-    /// @notice Anyone expires a task whose stage deadline has passed. The escrow always goes back to the
-    ///         submitter. Claimed (no proof): the solver's stake is slashed to the treasury. Committed (no
-    ///         verifier): the solver's stake is unlocked. Verifying (no verdict): the solver's stake is unlocked
-    ///         and the verifier's stake is slashed to the treasury.
+    /// @notice Anyone expires a task whose stage deadline has passed. The escrow (what is left of it after
+    ///         any rejection shortfalls) always goes back to the submitter. Claimed (no proof): the solver's
+    ///         stake is slashed to the treasury. Committed (no verifier): the solver's stake is unlocked.
+    ///         Verifying (no verdict): the solver's stake is unlocked and the verifier's stake is slashed to
+    ///         the treasury.
     function expire(uint256 id) external {
         Task storage t = _task(id);
         Status from = t.status;
@@ -328,7 +377,76 @@ contract TaskMarket {
         return _task(id);
     }
 
+    /// @notice True when `solver` was rejected on task `id` (it can then never claim that task again).
+    function wasRejected(uint256 id, address solver) external view returns (bool) {
+        return _rejected[id][solver];
+    }
+
     // ---------------------------------------------------------------- internals
+
+    function _settleAccepted(uint256 id, Task storage t) private {
+        address solver = t.solver;
+        address verifier = t.verifier;
+        uint256 solverPaid = t.solverReward;
+        uint256 verifierPaid = t.verifierReward;
+        // No underflow: claimTask only lets a solver in while escrow >= solverReward + verifierReward, and
+        // the escrow does not change between a claim and its settlement.
+        uint256 refunded = t.escrow - solverPaid - verifierPaid;
+
+        t.status = Status.Settled;
+        totalEscrow -= t.escrow;
+        emit TaskSettled(id, true, solverPaid, verifierPaid, refunded);
+
+        registry.unlock(solver, solverStake);
+        registry.unlock(verifier, verifierStake);
+
+        _pay(solver, solverPaid);
+        _pay(verifier, verifierPaid);
+        _pay(t.submitter, refunded);
+    }
+
+    /// @dev See `settle` for the split. All effects (task reset, escrow bookkeeping, events) come before the
+    ///      registry calls and the one payment (the shortfall, if any).
+    function _reject(uint256 id, Task storage t) private {
+        address solver = t.solver;
+        address verifier = t.verifier;
+        uint256 slashed = solverStake;
+        uint256 reward = t.verifierReward;
+        uint256 fee = slashed < reward ? slashed : reward;
+        uint256 shortfall = reward - fee;
+        uint256 bounty = (slashed - fee) / 2;
+        uint256 toTreasury = slashed - fee - bounty;
+        uint32 attempts = t.attempts + 1;
+        uint64 claimDeadline = _after(t.claimTimeout);
+
+        _rejected[id][solver] = true;
+        t.status = Status.Submitted;
+        t.attempts = attempts;
+        t.solver = address(0);
+        t.verifier = address(0);
+        t.accepted = false;
+        t.deadline = claimDeadline;
+        t.commitBlock = 0;
+        t.checkpointCount = 0;
+        t.proofRoot = bytes32(0);
+        t.manifestHash = bytes32(0);
+        t.randomness = bytes32(0);
+        t.reportHash = bytes32(0);
+        t.distance = 0;
+        if (shortfall != 0) {
+            // No underflow: escrow >= solverReward + verifierReward >= shortfall (checked at claim).
+            t.escrow -= shortfall;
+            totalEscrow -= shortfall;
+        }
+        emit TaskRejected(id, solver, slashed, reward + bounty, toTreasury, attempts);
+        emit TaskReopened(id, claimDeadline);
+
+        if (fee + bounty != 0) registry.slash(solver, fee + bounty, verifier);
+        if (toTreasury != 0) registry.slash(solver, toTreasury, treasury);
+        registry.unlock(verifier, verifierStake);
+
+        _pay(verifier, shortfall);
+    }
 
     function _task(uint256 id) private view returns (Task storage t) {
         if (id == 0 || id > taskCount) revert TaskNotFound(id);

@@ -79,7 +79,7 @@ describe('TaskMarket errors (on anvil)', () => {
     }
     it('commitProof and postVerdict revert TaskNotFound', async () => {
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'commitProof', [7n, proof.root, proof.manifest, 3]), 'TaskNotFound', [7n])
-      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [7n, true, proof.report]), 'TaskNotFound', [7n])
+      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [7n, true, proof.report, proof.distance]), 'TaskNotFound', [7n])
     })
     it('getTask reverts TaskNotFound', async () => {
       await expectRevert(
@@ -106,7 +106,35 @@ describe('TaskMarket errors (on anvil)', () => {
     it('reverts DeadlinePassed(id, deadline) after the claim timeout', async () => {
       const {id} = await submitTask(ctx)
       await advanceTime(ctx, defaultTask.claimTimeout + 1n)
-      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id]), 'DeadlinePassed', [id, (await getTask(ctx, id)).deadline])
+      const {deadline} = await getTask(ctx, id)
+      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id]), 'DeadlinePassed', [id, deadline])
+    })
+    it('reverts SolverRejected(id, solver) when a solver rejected on the task tries to claim it again', async () => {
+      const id = await taskAt(ctx, 'Verified', {accepted: false})
+      await advanceTime(ctx, 6)
+      await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+      assert.equal((await getTask(ctx, id)).status, Status.Submitted)
+      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id]), 'SolverRejected', [id, ctx.actors.solver.address])
+      // Only that task: the same solver still claims others.
+      const {id: next} = await submitTask(ctx)
+      await marketWrite(ctx, ctx.actors.solver, 'claimTask', [next])
+    })
+    it('reverts EscrowExhausted(id, escrow, required) when rejection shortfalls left too little escrow for both rewards (1 wei short)', async () => {
+      await registryWrite(ctx, ctx.actors.other, 'register', [1], {value: parseEther('1')})
+      // verifierReward 1.5 ether > solverStake 1 ether: the rejection pays 0.5 ether of the escrow, leaving 1 wei
+      // less than solverReward + verifierReward = 2 ether.
+      const rewards = {solverReward: parseEther('0.5'), verifierReward: parseEther('1.5')}
+      const id = await taskAt(ctx, 'Verified', {accepted: false, escrow: parseEther('2.5') - 1n, ...rewards})
+      await advanceTime(ctx, 6)
+      await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'claimTask', [id]), 'EscrowExhausted', [id, parseEther('2') - 1n, parseEther('2')])
+      // With exactly enough left, the next solver claims.
+      const exact = await taskAt(ctx, 'Verified', {accepted: false, escrow: parseEther('2.5'), ...rewards})
+      await advanceTime(ctx, 6)
+      await marketWrite(ctx, ctx.actors.other, 'settle', [exact])
+      assert.equal((await getTask(ctx, exact)).escrow, parseEther('2'))
+      await marketWrite(ctx, ctx.actors.other, 'claimTask', [exact])
+      assert.equal((await getTask(ctx, exact)).status, Status.Claimed)
     })
     it('bubbles the registry InsufficientFreeStake(available, requested) for a solver without enough stake', async () => {
       await registryWrite(ctx, ctx.actors.other, 'register', [1], {value: parseEther('0.25')})
@@ -154,9 +182,10 @@ describe('TaskMarket errors (on anvil)', () => {
     it('reverts DeadlinePassed(id, deadline) after the training timeout', async () => {
       const id = await taskAt(ctx, 'Claimed')
       await advanceTime(ctx, defaultTask.trainingTimeout + 1n)
+      const {deadline} = await getTask(ctx, id)
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'commitProof', [id, proof.root, proof.manifest, 3]), 'DeadlinePassed', [
         id,
-        (await getTask(ctx, id)).deadline,
+        deadline,
       ])
     })
     it('reverts ZeroProofRoot for a zero proof root', async () => {
@@ -194,9 +223,10 @@ describe('TaskMarket errors (on anvil)', () => {
     it('reverts DeadlinePassed(id, deadline) after the verification timeout', async () => {
       const id = await taskAt(ctx, 'Committed')
       await advanceTime(ctx, defaultTask.verificationTimeout + 1n)
+      const {deadline} = await getTask(ctx, id)
       await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id]), 'DeadlinePassed', [
         id,
-        (await getTask(ctx, id)).deadline,
+        deadline,
       ])
     })
     it('reverts RandomnessNotReady(id, commitBlock + 2) in the block right after the commit', async () => {
@@ -218,15 +248,15 @@ describe('TaskMarket errors (on anvil)', () => {
   describe('postVerdict', () => {
     it('reverts InvalidStatus(id, Committed) before a verifier claimed', async () => {
       const id = await taskAt(ctx, 'Committed')
-      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, true, proof.report]), 'InvalidStatus', [id, Status.Committed])
+      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, true, proof.report, proof.distance]), 'InvalidStatus', [id, Status.Committed])
     })
     it('reverts InvalidStatus(id, Verified) on a second verdict', async () => {
       const id = await taskAt(ctx, 'Verified')
-      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, false, proof.report]), 'InvalidStatus', [id, Status.Verified])
+      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, false, proof.report, proof.distance]), 'InvalidStatus', [id, Status.Verified])
     })
     it('reverts NotVerifier(id, caller) for another verifier', async () => {
       const id = await taskAt(ctx, 'Verifying')
-      await expectRevert(marketWrite(ctx, ctx.actors.verifier2, 'postVerdict', [id, true, proof.report]), 'NotVerifier', [
+      await expectRevert(marketWrite(ctx, ctx.actors.verifier2, 'postVerdict', [id, true, proof.report, proof.distance]), 'NotVerifier', [
         id,
         ctx.actors.verifier2.address,
       ])
@@ -234,9 +264,10 @@ describe('TaskMarket errors (on anvil)', () => {
     it('reverts DeadlinePassed(id, deadline) after the verification timeout', async () => {
       const id = await taskAt(ctx, 'Verifying')
       await advanceTime(ctx, defaultTask.verificationTimeout + 1n)
-      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, true, proof.report]), 'DeadlinePassed', [
+      const {deadline} = await getTask(ctx, id)
+      await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, true, proof.report, proof.distance]), 'DeadlinePassed', [
         id,
-        (await getTask(ctx, id)).deadline,
+        deadline,
       ])
     })
   })
@@ -252,9 +283,16 @@ describe('TaskMarket errors (on anvil)', () => {
       await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'InvalidStatus', [id, Status.Settled])
     })
+    it('reverts InvalidStatus(id, Submitted) after a rejection reopened the task', async () => {
+      const id = await taskAt(ctx, 'Verified', {accepted: false})
+      await advanceTime(ctx, 6)
+      await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'InvalidStatus', [id, Status.Submitted])
+    })
     it('reverts ChallengeWindowOpen(id, endsAt) inside the challenge window', async () => {
       const id = await taskAt(ctx, 'Verified')
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'ChallengeWindowOpen', [id, (await getTask(ctx, id)).deadline])
+      const {deadline} = await getTask(ctx, id)
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'ChallengeWindowOpen', [id, deadline])
     })
   })
 
@@ -262,7 +300,8 @@ describe('TaskMarket errors (on anvil)', () => {
     for (const stage of ['Submitted', 'Claimed', 'Committed', 'Verifying'] as const) {
       it(`reverts DeadlineNotReached(id, deadline) for a ${stage} task still in time`, async () => {
         const id = await taskAt(ctx, stage)
-        await expectRevert(marketWrite(ctx, ctx.actors.other, 'expire', [id]), 'DeadlineNotReached', [id, (await getTask(ctx, id)).deadline])
+        const {deadline} = await getTask(ctx, id)
+        await expectRevert(marketWrite(ctx, ctx.actors.other, 'expire', [id]), 'DeadlineNotReached', [id, deadline])
       })
     }
     it('reverts NotExpirable(id, Verified) for a verified task, even long after its window', async () => {

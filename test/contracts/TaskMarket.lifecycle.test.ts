@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {encodeAbiParameters, getAddress, keccak256, parseEther, zeroHash} from 'viem'
+import {encodeAbiParameters, getAddress, keccak256, maxUint256, parseEther, zeroHash} from 'viem'
 
 import {taskMarketAbi} from '../../src/chain/generated/index.js'
 import {
@@ -11,6 +11,7 @@ import {
   getTask,
   latestTimestamp,
   marketWrite,
+  registryWrite,
   stakeOf,
   useChain,
 } from './helpers/chain.js'
@@ -59,6 +60,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       verifier: '0x0000000000000000000000000000000000000000',
       status: Status.Submitted,
       accepted: false,
+      attempts: 0,
       specHash: defaultTask.specHash,
       escrow: defaultTask.escrow,
       solverReward: defaultTask.solverReward,
@@ -74,7 +76,12 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       manifestHash: zeroHash,
       randomness: zeroHash,
       reportHash: zeroHash,
+      distance: 0n,
     })
+    assert.equal(
+      await ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'wasRejected', args: [1n, ctx.actors.solver.address]}),
+      false,
+    )
     const second = await submitTask(ctx, {escrow: parseEther('2')})
     assert.equal(second.id, 2n)
     assert.equal(await read('taskCount'), 2n)
@@ -171,17 +178,23 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     assert.notEqual(expected, zeroHash)
   })
 
-  it('postVerdict records the verdict and opens the challenge window', async () => {
+  it('postVerdict records the verdict and its measured distance (1e18-scaled, any uint256) and opens the challenge window', async () => {
     const {verifier} = ctx.actors
-    for (const accepted of [true, false]) {
+    for (const [accepted, distance] of [
+      [true, 0n],
+      [true, proof.distance],
+      [false, 3n * 10n ** 18n],
+      [false, maxUint256],
+    ] as const) {
       const id = await taskAt(ctx, 'Verifying')
-      const result = await marketWrite(ctx, verifier, 'postVerdict', [id, accepted, proof.report])
+      const result = await marketWrite(ctx, verifier, 'postVerdict', [id, accepted, proof.report, distance])
       const now = await latestTimestamp(ctx)
-      expectEvents(result.events, [{eventName: 'VerdictPosted', args: {id, verifier: verifier.address, accepted, reportHash: proof.report}}])
+      expectEvents(result.events, [{eventName: 'VerdictPosted', args: {id, verifier: verifier.address, accepted, reportHash: proof.report, distance}}])
       const task = await getTask(ctx, id)
       assert.equal(task.status, Status.Verified)
       assert.equal(task.accepted, accepted)
       assert.equal(task.reportHash, proof.report)
+      assert.equal(task.distance, distance)
       assert.equal(task.deadline, now + 5n)
     }
   })
@@ -202,16 +215,18 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     // Submitted -> claim too late
     const submitted = await taskAt(ctx, 'Submitted')
     await advanceTime(ctx, defaultTask.claimTimeout + 1n)
+    const {deadline: claimDeadline} = await getTask(ctx, submitted)
     await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [submitted]), 'DeadlinePassed', [
       submitted,
-      (await getTask(ctx, submitted)).deadline,
+      claimDeadline,
     ])
     // Claimed -> commit too late
     const claimed = await taskAt(ctx, 'Claimed')
     await advanceTime(ctx, defaultTask.trainingTimeout + 1n)
+    const {deadline: commitDeadline} = await getTask(ctx, claimed)
     await expectRevert(marketWrite(ctx, ctx.actors.solver, 'commitProof', [claimed, proof.root, proof.manifest, 3]), 'DeadlinePassed', [
       claimed,
-      (await getTask(ctx, claimed)).deadline,
+      commitDeadline,
     ])
     for (const id of [submitted, claimed]) {
       await marketWrite(ctx, ctx.actors.other, 'expire', [id])
@@ -226,7 +241,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     const committed = await marketWrite(ctx, solver, 'commitProof', [id, proof.root, proof.manifest, proof.checkpoints])
     await ctx.test.mine({blocks: 1})
     const verifying = await marketWrite(ctx, verifier, 'claimVerification', [id])
-    const verdict = await marketWrite(ctx, verifier, 'postVerdict', [id, true, proof.report])
+    const verdict = await marketWrite(ctx, verifier, 'postVerdict', [id, true, proof.report, proof.distance])
     await advanceTime(ctx, 6)
     const settled = await marketWrite(ctx, other, 'settle', [id])
     assert.equal((await getTask(ctx, id)).status, Status.Settled)
@@ -234,5 +249,24 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       assert.ok(r.receipt.gasUsed < 300_000n, `${name} used ${r.receipt.gasUsed} gas`)
     }
     assert.equal(flowOf(settled, submitter.address), defaultTask.escrow - defaultTask.solverReward - defaultTask.verifierReward)
+  })
+
+  it('the rejection path, gas per call: the rejecting settle and a second attempt stay cheap', async () => {
+    const {solver, verifier, verifier2, other} = ctx.actors
+    await registryWrite(ctx, other, 'register', [1], {value: parseEther('2')})
+    const id = await taskAt(ctx, 'Verified', {accepted: false})
+    await advanceTime(ctx, 6)
+    const rejected = await marketWrite(ctx, verifier2, 'settle', [id])
+    const reclaimed = await marketWrite(ctx, other, 'claimTask', [id])
+    await marketWrite(ctx, other, 'commitProof', [id, proof.root, proof.manifest, proof.checkpoints])
+    await ctx.test.mine({blocks: 1})
+    await marketWrite(ctx, verifier, 'claimVerification', [id])
+    await marketWrite(ctx, verifier, 'postVerdict', [id, true, proof.report, 0n])
+    await advanceTime(ctx, 6)
+    const settled = await marketWrite(ctx, solver, 'settle', [id])
+    for (const [name, r] of Object.entries({rejected, reclaimed, settled})) {
+      assert.ok(r.receipt.gasUsed < 300_000n, `${name} used ${r.receipt.gasUsed} gas`)
+    }
+    assert.equal((await getTask(ctx, id)).status, Status.Settled)
   })
 })

@@ -23,6 +23,8 @@ export const proof = {
   manifest: keccak256(stringToHex('manifest')),
   checkpoints: 5,
   report: keccak256(stringToHex('verification report')),
+  /** The verdict's measured distance (1e18 = 1.0): 0.0125. */
+  distance: 12_500_000_000_000_000n,
 }
 
 export type TaskOptions = Partial<typeof defaultTask> & {submitter?: Actor; market?: Address}
@@ -43,35 +45,42 @@ export async function submitTask(ctx: Chain, options: TaskOptions = {}): Promise
 
 export type Stage = 'Submitted' | 'Claimed' | 'Committed' | 'Verifying' | 'Verified'
 
+export type DriveOptions = {accepted?: boolean; distance?: bigint; solver?: Actor; verifier?: Actor; collect?: TxResult[]; market?: Address}
+
 /**
  * Drives a fresh task to `stage` with the default actors (submitter, solver, verifier); `accepted` is the
  * verdict when the stage is Verified.
  */
-export async function taskAt(
-  ctx: Chain,
-  stage: Stage,
-  options: TaskOptions & {accepted?: boolean; solver?: Actor; verifier?: Actor; collect?: TxResult[]} = {},
-): Promise<bigint> {
+export async function taskAt(ctx: Chain, stage: Stage, options: TaskOptions & DriveOptions = {}): Promise<bigint> {
   const results = options.collect ?? []
   const {id, result} = await submitTask(ctx, options)
   results.push(result)
-  if (stage === 'Submitted') return id
+  await driveTask(ctx, id, stage, {...options, collect: results})
+  return id
+}
+
+/**
+ * Drives an existing Submitted task (a fresh or a reopened one) to `stage`: claim, commit, claim
+ * verification, verdict. Collects every transaction into `collect`.
+ */
+export async function driveTask(ctx: Chain, id: bigint, stage: Stage, options: DriveOptions = {}): Promise<void> {
+  const results = options.collect ?? []
+  if (stage === 'Submitted') return
   const solver = options.solver ?? ctx.actors.solver
   const verifier = options.verifier ?? ctx.actors.verifier
   const address = options.market
   results.push(await marketWrite(ctx, solver, 'claimTask', [id], {address}))
-  if (stage === 'Claimed') return id
+  if (stage === 'Claimed') return
   results.push(await marketWrite(ctx, solver, 'commitProof', [id, proof.root, proof.manifest, proof.checkpoints], {address}))
-  if (stage === 'Committed') return id
+  if (stage === 'Committed') return
   await ctx.test.mine({blocks: 1})
   results.push(await marketWrite(ctx, verifier, 'claimVerification', [id], {address}))
   assert.equal(results.at(-1)?.receipt.status, 'success', 'claimVerification reverted')
-  if (stage === 'Verifying') return id
-  results.push(await marketWrite(ctx, verifier, 'postVerdict', [id, options.accepted ?? true, proof.report], {address}))
+  if (stage === 'Verifying') return
+  results.push(await marketWrite(ctx, verifier, 'postVerdict', [id, options.accepted ?? true, proof.report, options.distance ?? proof.distance], {address}))
   for (const step of results) assert.equal(step.receipt.status, 'success', 'a set-up transaction reverted')
   const task = await getTask(ctx, id, address)
   assert.equal(task.status, Status.Verified)
-  return id
 }
 
 // ------------------------------------------------------------------ ProxyActor (a contract account)
