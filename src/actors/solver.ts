@@ -82,7 +82,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
         const claim = await claimTask(connection, task.id)
         emit({type: 'claimed', taskId: task.id, gasUsed: claim.gasUsed})
       } catch (error) {
-        if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'SolverRejected')) {
+        if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'SolverRejected', 'EscrowExhausted')) {
           emit({type: 'lost-race', taskId: task.id, reason: error.errorName})
           lostRaces.add(task.id)
           return undefined

@@ -126,7 +126,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       await writeDevnetConfig(stateDir, {
         rpcUrl: anvil.rpcUrl,
         chainId: await publicClient.getChainId(),
-        contracts: {registry: deployed.registry, market: deployed.market},
+        contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds},
         accounts: accounts.map(({index, address, privateKey, role}) => ({index, address, privateKey, role})),
         storeDir,
         createdAt: new Date().toISOString(),
