@@ -57,7 +57,8 @@ describe('buildReport: the money check (real anvil)', function () {
       const solver = requireSigner(await connect({stateDir, account: 2}))
       await ensureRegistered(solver, 'solver')
       const submitter = requireSigner(await connect({stateDir, account: 1}))
-      await submitter.walletClient.sendTransaction({to: accounts[3]!.address, value: parseEther('1'), chain: submitter.walletClient.chain, account: submitter.account})
+      const hash = await submitter.walletClient.sendTransaction({to: accounts[3]!.address, value: parseEther('1'), chain: submitter.walletClient.chain, account: submitter.account})
+      await submitter.publicClient.waitForTransactionReceipt({hash})
     })
     assert.equal(report.conservation.ok, true, JSON.stringify(report.conservation))
     assert.ok(BigInt(report.conservation.gasFees) > 0n)
@@ -68,7 +69,8 @@ describe('buildReport: the money check (real anvil)', function () {
     const report = await reportAfter(async () => {
       const submitter = requireSigner(await connect({stateDir, account: 1}))
       // An address the devnet does not track: the wei is gone from the system's books.
-      await submitter.walletClient.sendTransaction({to: '0x000000000000000000000000000000000000dEaD', value: 1n, chain: submitter.walletClient.chain, account: submitter.account})
+      const hash = await submitter.walletClient.sendTransaction({to: '0x000000000000000000000000000000000000dEaD', value: 1n, chain: submitter.walletClient.chain, account: submitter.account})
+      await submitter.publicClient.waitForTransactionReceipt({hash})
     })
     assert.equal(report.conservation.ok, false)
     assert.equal(BigInt(report.conservation.totalBefore) - BigInt(report.conservation.totalAfter) - BigInt(report.conservation.gasFees), 1n)
