@@ -1,14 +1,25 @@
 import {writeFile} from 'node:fs/promises'
 
 import {Flags} from '@oclif/core'
+import type {Hex} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
 import {backendNames, type BackendName} from '../ml/backend/index.js'
 import {loadJobSpec} from '../ml/spec/index.js'
 import {profileJob, type ProfileResult} from '../pol/index.js'
+import {loadTaskSpec} from '../actors/loadTaskSpec.js'
+import {connect, requireSigner} from '../protocol/connect.js'
+import {getTask} from '../protocol/getTask.js'
+import {type PostedProfile, postProfile} from '../protocol/postProfile.js'
 import {BaseCommand} from '../ui/baseCommand.js'
+import {connectOptionsFrom} from '../ui/connectOptions.js'
+import {connectionFlags} from '../ui/flags.js'
+import {parseTaskId} from '../ui/parseTaskId.js'
 import {createProgress, type Progress} from '../ui/progress.js'
 import {renderTable} from '../ui/taskView.js'
+
+/** The profile, plus what was posted on chain with --task. */
+export type ProfileOutput = ProfileResult & {posted?: Omit<PostedProfile, 'transaction'> & {transactionHash: Hex; gasUsed: bigint}}
 
 export default class Profile extends BaseCommand {
   static override summary = 'Measure how far honest replays drift apart, and derive distance thresholds for tolerance mode.'
@@ -17,21 +28,27 @@ export default class Profile extends BaseCommand {
   static override examples = [
     {description: 'Profile the MLP job across wasm and cpu, saving the thresholds', command: '<%= config.bin %> <%= command.id %> --job fixtures/jobs/mnist-mlp.yaml --out thresholds.json'},
     {description: 'A quicker profile: 3 segments, two seeds, JSON for a script', command: '<%= config.bin %> <%= command.id %> --job fixtures/jobs/smoke-mlp.yaml --segments 3 --seeds 2 --json'},
+    {description: "Profile a task's job on the devnet and post the threshold on chain as verifier account 4", command: '<%= config.bin %> <%= command.id %> --task 1 --account 4'},
   ]
   static override flags = {
-    job: Flags.string({description: 'The job spec (YAML) to profile.', required: true}),
+    ...connectionFlags,
+    'threshold-registry': Flags.string({description: 'ThresholdRegistry address (defaults to the devnet one).', env: 'GENSYN_THRESHOLD_REGISTRY', helpGroup: 'CONNECTION'}),
+    job: Flags.string({description: 'The job spec (YAML) to profile, with no chain.', exactlyOne: ['job', 'task']}),
+    task: Flags.string({description: "Profile this task's job and post the threshold on chain (needs a verifier's key).", exactlyOne: ['job', 'task']}),
     runtimes: Flags.string({description: 'Comma-separated backends to compare; the first runs the reference.', default: 'wasm,cpu'}),
     segments: Flags.integer({description: 'Segments replayed per seed, spread over the job (default: all).', min: 1}),
     seeds: Flags.integer({description: 'Reference runs with training seeds seed, seed + 1, …', min: 1, default: 1}),
     out: Flags.string({description: 'Write the result (thresholds, rule, samples) as JSON to this file.'}),
   }
 
-  async run(): Promise<ProfileResult> {
+  async run(): Promise<ProfileOutput> {
     const {flags} = await this.parse(Profile)
     const runtimes = flags.runtimes.split(',').map((name) => name.trim())
     const unknown = runtimes.find((name) => !(backendNames as readonly string[]).includes(name))
     if (unknown !== undefined) throw new InvalidInputError(`--runtimes: expected names from ${backendNames.join(', ')}, got "${unknown}"`)
-    const spec = await loadJobSpec(flags.job)
+    const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task)
+    const connection = taskId === undefined ? undefined : requireSigner(await connect({...connectOptionsFrom(flags, true), thresholds: flags['threshold-registry']}))
+    const spec = connection && taskId !== undefined ? await loadTaskSpec(connection, await getTask(connection, taskId)) : await loadJobSpec(flags.job!)
     let bar: Progress | undefined
     const result = await profileJob({
       spec,
@@ -57,6 +74,10 @@ export default class Profile extends BaseCommand {
     )
     this.log(`rule: ${result.rule}`)
     if (flags.out) this.log(`wrote ${flags.out}`)
-    return result
+    if (!connection) return result
+    const posted = await postProfile(connection, spec, result)
+    this.log(`posted threshold ${result.thresholds.linf?.toExponential(3)} (l∞) for model class ${posted.modelClass.slice(0, 10)}… and runtime class ${posted.runtimeClass.slice(0, 10)}…; profile ${posted.profileHash}`)
+    const {transaction, ...onChain} = posted
+    return {...result, posted: {...onChain, transactionHash: transaction.hash, gasUsed: transaction.gasUsed}}
   }
 }

@@ -14,6 +14,8 @@ export type ConnectOptions = {
   account?: number | undefined
   market?: string | undefined
   registry?: string | undefined
+  /** ThresholdRegistry address (only profiling needs it). */
+  thresholds?: string | undefined
   stateDir: string
   storeDir?: string | undefined
   /** Read-only commands (tasks list) need no key. */
@@ -25,7 +27,7 @@ export type Connection = {
   publicClient: PublicClient
   walletClient: WalletClient | undefined
   account: PrivateKeyAccount | undefined
-  contracts: {registry: Address; market: Address}
+  contracts: {registry: Address; market: Address; thresholds?: Address | undefined}
   store: BlobStore
   storeDir: string
   stateDir: string
@@ -45,6 +47,8 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   if (!rpcUrl) throw new InvalidInputError('--rpc-url: expected a JSON-RPC URL (no devnet found)')
   const market = parseAddress('--market', options.market ?? devnet?.contracts.market)
   const registry = parseAddress('--registry', options.registry ?? devnet?.contracts.registry)
+  const thresholdsAddress = options.thresholds ?? devnet?.contracts.thresholds
+  const thresholds = thresholdsAddress === undefined ? undefined : parseAddress('--threshold-registry', thresholdsAddress)
 
   let privateKey = options.privateKey
   if (options.account !== undefined) {
@@ -66,7 +70,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     publicClient,
     walletClient,
     account,
-    contracts: {market, registry},
+    contracts: {market, registry, thresholds},
     store: createLocalStore(storeDir),
     storeDir,
     stateDir: options.stateDir,

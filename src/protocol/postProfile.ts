@@ -1,0 +1,69 @@
+import type {Hex} from 'viem'
+
+import {thresholdRegistryAbi} from '../chain/generated/index.js'
+import {InvalidInputError} from '../errors/base.js'
+import type {JobSpec} from '../ml/spec/index.js'
+import type {ProfileResult} from '../pol/index.js'
+import {toFixedPoint} from '../pol/verdictDistance.js'
+import {canonicalJsonBytes, sha256Hex} from '../store/index.js'
+import type {Connection, SignedConnection} from './connect.js'
+import {ensureRegistered} from './ensureRegistered.js'
+import {toProtocolError} from './errors.js'
+import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
+
+/** The model class a threshold belongs to: sha256 of the canonical JSON of the job's `model` section. */
+export function modelClassOf(spec: Pick<JobSpec, 'model'>): Hex {
+  return sha256Hex(canonicalJsonBytes(spec.model))
+}
+
+/** The runtime class: sha256 of the profile's runtime class string (the runtime ids it spans, joined by ' + '). */
+export function runtimeClassOf(runtimeClass: string): Hex {
+  return sha256Hex(new TextEncoder().encode(runtimeClass))
+}
+
+export type PostedProfile = {modelClass: Hex; runtimeClass: Hex; threshold: bigint; profileHash: Hex; transaction: TransactionResult}
+
+/**
+ * Publishes a profile: the whole result goes to the blob store (its hash is the on-chain `profileHash`), and
+ * the whole-vector l∞ threshold (the metric verdicts post as their distance), 1e18 fixed point, goes to the
+ * ThresholdRegistry for the job's model class and the profile's runtime class. The poster must be a verifier.
+ */
+export async function postProfile(connection: SignedConnection, spec: JobSpec, profile: ProfileResult): Promise<PostedProfile> {
+  const registry = requireThresholdRegistry(connection)
+  const linf = profile.thresholds.linf
+  if (linf === undefined || !(linf > 0)) throw new InvalidInputError('profile.thresholds.linf: expected a positive threshold to post')
+  await ensureRegistered(connection, 'verifier')
+  const profileHash = await connection.store.putJson(profile)
+  const modelClass = modelClassOf(spec)
+  const runtimeClass = runtimeClassOf(profile.runtimeClass)
+  const threshold = toFixedPoint(linf)
+  const transaction = await sendContractTransaction(connection, {
+    address: registry,
+    abi: thresholdRegistryAbi,
+    functionName: 'postThreshold',
+    args: [modelClass, runtimeClass, threshold, profileHash],
+  })
+  return {modelClass, runtimeClass, threshold, profileHash, transaction}
+}
+
+export type PostedThreshold = {threshold: bigint; profileHash: Hex; poster: Hex; postedAt: bigint}
+
+export async function getThreshold(connection: Connection, modelClass: Hex, runtimeClass: Hex): Promise<PostedThreshold> {
+  try {
+    const [threshold, profileHash, poster, postedAt] = await connection.publicClient.readContract({
+      address: requireThresholdRegistry(connection),
+      abi: thresholdRegistryAbi,
+      functionName: 'thresholdOf',
+      args: [modelClass, runtimeClass],
+    })
+    return {threshold, profileHash, poster, postedAt: BigInt(postedAt)}
+  } catch (error) {
+    throw toProtocolError('thresholdOf', error)
+  }
+}
+
+function requireThresholdRegistry(connection: Connection): Hex {
+  const address = connection.contracts.thresholds
+  if (!address) throw new InvalidInputError('--threshold-registry: expected the ThresholdRegistry address (none in the devnet file)')
+  return address
+}
