@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict'
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {type Anvil, createAnvil} from '../chain/anvil.js'
-import {createClients} from '../chain/clients.js'
-import {deployContracts} from '../chain/deployContracts.js'
-import {writeDevnetConfig} from '../chain/devnetConfig.js'
 import {loadJobSpec} from '../ml/spec/index.js'
 import {trainJob} from '../ml/train/index.js'
 import {createLocalStore} from '../store/index.js'
@@ -14,39 +8,24 @@ import {connect, requireSigner, type SignedConnection} from '../protocol/connect
 import {getTask} from '../protocol/getTask.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {packageRoot} from '../sim/scenario.js'
-import {devnetAccounts} from '../sim/devnetAccounts.js'
 import {runSolver, type SolverEvent} from './solver.js'
 import {readSolverState} from './solverState.js'
+import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
 
 describe('runSolver (real anvil, real training)', function () {
   this.timeout(120_000)
-  let anvil: Anvil
+  let devnet: LocalDevnet
   let stateDir: string
   let submitter: SignedConnection
   let solver: SignedConnection
 
   before(async () => {
-    stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-solver-'))
-    const accounts = devnetAccounts({submitters: 1, solvers: 1, verifiers: 0})
-    anvil = createAnvil({accounts: accounts.length})
-    await anvil.start()
-    const {publicClient, walletClient} = await createClients({rpcUrl: anvil.rpcUrl, privateKey: accounts[0]!.privateKey})
-    const deployed = await deployContracts({publicClient, walletClient})
-    await writeDevnetConfig(stateDir, {
-      rpcUrl: anvil.rpcUrl,
-      chainId: await publicClient.getChainId(),
-      contracts: {registry: deployed.registry, market: deployed.market},
-      accounts,
-      storeDir: path.join(stateDir, 'store'),
-      createdAt: new Date().toISOString(),
-    })
+    devnet = await startLocalDevnet({submitters: 1, solvers: 1, verifiers: 0})
+    stateDir = devnet.stateDir
     submitter = requireSigner(await connect({stateDir, account: 1}))
     solver = requireSigner(await connect({stateDir, account: 2}))
   })
-  after(async () => {
-    await anvil?.stop()
-    await rm(stateDir, {recursive: true, force: true})
-  })
+  after(() => devnet?.stop())
 
   it('resumes an interrupted task from its last stored checkpoint instead of step 0', async () => {
     const spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))

@@ -1,55 +1,32 @@
 import assert from 'node:assert/strict'
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
-import path from 'node:path'
 
 import {parseEther} from 'viem'
 
-import {type Anvil, createAnvil} from '../chain/anvil.js'
-import {createClients} from '../chain/clients.js'
-import {deployContracts} from '../chain/deployContracts.js'
-import {writeDevnetConfig} from '../chain/devnetConfig.js'
 import {connect, type Connection, requireSigner} from '../protocol/connect.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {takeBalanceSnapshot} from './balances.js'
 import {buildReport} from './buildReport.js'
-import {devnetAccounts} from './devnetAccounts.js'
 import {resolveDefaultScenario} from './scenario.js'
+import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
 
 describe('buildReport: the money check (real anvil)', function () {
   this.timeout(60_000)
-  const accounts = devnetAccounts({submitters: 1, solvers: 1, verifiers: 1})
-  let anvil: Anvil
+  let devnet: LocalDevnet
+  let accounts: LocalDevnet['accounts']
   let stateDir: string
   let connection: Connection
-  let deployBlock: bigint
 
   before(async () => {
-    stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-report-'))
-    anvil = createAnvil({accounts: accounts.length + 1})
-    await anvil.start()
-    const {publicClient, walletClient} = await createClients({rpcUrl: anvil.rpcUrl, privateKey: accounts[0]!.privateKey})
-    const deployed = await deployContracts({publicClient, walletClient})
-    deployBlock = deployed.deployBlock
-    await writeDevnetConfig(stateDir, {
-      rpcUrl: anvil.rpcUrl,
-      chainId: await publicClient.getChainId(),
-      contracts: {registry: deployed.registry, market: deployed.market},
-      accounts,
-      storeDir: path.join(stateDir, 'store'),
-      createdAt: new Date().toISOString(),
-    })
+    devnet = await startLocalDevnet({submitters: 1, solvers: 1, verifiers: 1}, 1)
+    ;({accounts, stateDir} = devnet)
     connection = await connect({stateDir})
   })
-  after(async () => {
-    await anvil?.stop()
-    await rm(stateDir, {recursive: true, force: true})
-  })
+  after(() => devnet?.stop())
 
   async function reportAfter(act: () => Promise<void>) {
     const before = await takeBalanceSnapshot(connection, accounts)
     await act()
-    return buildReport({connection, accounts, before, deployBlock, submissions: [], scenario: resolveDefaultScenario(), actors: []})
+    return buildReport({connection, accounts, before, deployBlock: devnet.deployBlock, submissions: [], scenario: resolveDefaultScenario(), actors: []})
   }
 
   it('balances when ether only moves between accounts, stakes and gas', async () => {

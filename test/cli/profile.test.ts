@@ -1,46 +1,23 @@
 import assert from 'node:assert/strict'
-import {mkdtemp, rm} from 'node:fs/promises'
-import {tmpdir} from 'node:os'
-import path from 'node:path'
-
 import type {Hex} from 'viem'
 
-import {type Anvil, createAnvil} from '../../src/chain/anvil.js'
-import {createClients} from '../../src/chain/clients.js'
-import {deployContracts} from '../../src/chain/deployContracts.js'
-import {writeDevnetConfig} from '../../src/chain/devnetConfig.js'
 import {loadJobSpec} from '../../src/ml/spec/index.js'
 import {connect, requireSigner} from '../../src/protocol/connect.js'
 import {getThreshold, modelClassOf, runtimeClassOf} from '../../src/protocol/postProfile.js'
 import {submitTask} from '../../src/protocol/submitTask.js'
-import {devnetAccounts} from '../../src/sim/devnetAccounts.js'
 import {runGensyn} from '../helpers/cli.js'
+import {type LocalDevnet, startLocalDevnet} from '../helpers/localDevnet.js'
 
 describe('gensyn profile --task: thresholds posted on chain (real anvil, real processes)', function () {
   this.timeout(120_000)
-  let anvil: Anvil
+  let devnet: LocalDevnet
   let stateDir: string
 
   before(async () => {
-    stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-profile-'))
-    const accounts = devnetAccounts({submitters: 1, solvers: 0, verifiers: 1})
-    anvil = createAnvil({accounts: accounts.length})
-    await anvil.start()
-    const {publicClient, walletClient} = await createClients({rpcUrl: anvil.rpcUrl, privateKey: accounts[0]!.privateKey})
-    const deployed = await deployContracts({publicClient, walletClient})
-    await writeDevnetConfig(stateDir, {
-      rpcUrl: anvil.rpcUrl,
-      chainId: await publicClient.getChainId(),
-      contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds},
-      accounts,
-      storeDir: path.join(stateDir, 'store'),
-      createdAt: new Date().toISOString(),
-    })
+    devnet = await startLocalDevnet({submitters: 1, solvers: 0, verifiers: 1})
+    stateDir = devnet.stateDir
   })
-  after(async () => {
-    await anvil?.stop()
-    await rm(stateDir, {recursive: true, force: true})
-  })
+  after(() => devnet?.stop())
 
   it("profiles a task's job across wasm and cpu and posts its l∞ threshold for the model and runtime class", async () => {
     const spec = await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')
