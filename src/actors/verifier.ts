@@ -1,7 +1,9 @@
 import type {Hex} from 'viem'
 
-import {type BackendName, runtimeIdString, sameRuntime, selectBackend} from '../ml/backend/index.js'
-import {type ProofManifest, verifyProof} from '../pol/index.js'
+import {type RuntimeId, runtimeIdString, sameRuntime, selectBackend} from '../ml/backend/index.js'
+import type {JobSpec} from '../ml/spec/index.js'
+import {type ProfileResult, type ProofManifest, type Thresholds, type VerificationMode, verifyProof} from '../pol/index.js'
+import {getThreshold, modelClassOf, runtimeClassOf} from '../protocol/postProfile.js'
 import {verdictDistance} from '../pol/verdictDistance.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
@@ -20,7 +22,14 @@ export type VerifierEvent =
   | {type: 'settled'; taskId: bigint; gasUsed: bigint}
   | {type: 'lost-race'; taskId: bigint; reason: string}
 
-export type VerifierOptions = RoleLoopOptions<VerifierEvent>
+export type VerifierOptions = RoleLoopOptions<VerifierEvent> & {
+  /**
+   * exact (default): replay on the proof's own runtime, bit for bit. tolerance: replay on this verifier's
+   * backend, within the thresholds a profile posted on chain for the job's model class and the runtime
+   * class {proof runtime, this runtime} (docs/verification.md, "On chain").
+   */
+  mode?: VerificationMode | undefined
+}
 
 export type VerifiedTask = {taskId: bigint; accepted: boolean; reportHash: Hex}
 
@@ -34,6 +43,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
   const emit = options.onEvent ?? (() => {})
   const me = connection.account.address
 
+  const mode = options.mode ?? 'exact'
   const runtime = await selectBackend(options.backend)
   await ensureRegistered(connection, 'verifier')
   emit({type: 'ready', address: me, runtime: runtimeIdString(runtime)})
@@ -64,11 +74,21 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
 
   async function verifyTask(task: Task, alreadyClaimed: boolean): Promise<VerifiedTask | undefined> {
     let randomness = task.randomness
+    const spec = await loadTaskSpec(connection, task)
+    const manifestRuntime = await runtimeOfProof(task.manifestHash)
+    const thresholds = mode === 'tolerance' && manifestRuntime ? await postedThresholds(spec, manifestRuntime) : undefined
     if (!alreadyClaimed) {
-      const manifestRuntime = await runtimeOfProof(task.manifestHash)
-      if (manifestRuntime && !sameRuntime(manifestRuntime, runtime)) {
+      const skip =
+        mode === 'exact'
+          ? manifestRuntime && !sameRuntime(manifestRuntime, runtime)
+            ? `proof runtime ${runtimeIdString(manifestRuntime)} differs from ${runtimeIdString(runtime)}`
+            : undefined
+          : manifestRuntime && !thresholds
+            ? `no threshold posted for this model on ${runtimeIdString(manifestRuntime)} + ${runtimeIdString(runtime)}`
+            : undefined
+      if (skip) {
         unverifiable.add(task.id)
-        emit({type: 'skipped', taskId: task.id, reason: `proof runtime ${runtimeIdString(manifestRuntime)} differs from ${runtimeIdString(runtime)}`})
+        emit({type: 'skipped', taskId: task.id, reason: skip})
         return undefined
       }
       await ensureRegistered(connection, 'verifier')
@@ -87,8 +107,9 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       }
     }
     const started = performance.now()
-    const spec = await loadTaskSpec(connection, task)
     const report = await verifyProof({
+      mode,
+      thresholds,
       spec,
       store: connection.store,
       manifestHash: task.manifestHash,
@@ -119,6 +140,13 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       gasUsed: verdict.gasUsed,
     })
     return {taskId: task.id, accepted: report.accepted, reportHash}
+  }
+
+  /** The full thresholds behind the threshold posted for the job's model on {proof runtime, this runtime}, if any. */
+  async function postedThresholds(spec: JobSpec, proofRuntime: RuntimeId): Promise<Thresholds | undefined> {
+    const posted = await getThreshold(connection, modelClassOf(spec), runtimeClassOf([proofRuntime, runtime]))
+    if (posted.threshold === 0n) return undefined
+    return (await connection.store.getJson<ProfileResult>(posted.profileHash)).thresholds
   }
 
   /** The runtime a proof names, or undefined when its manifest is missing or malformed (verifyProof then rejects it). */

@@ -36,7 +36,8 @@ export default class Verify extends BaseCommand {
     segments: Flags.integer({description: "With --proof or --plan: how many segments to replay (default: the job's verification.segments).", min: 1}),
     seed: Flags.string({description: 'With --proof: makes the segment sampling repeatable (default: fresh randomness).', dependsOn: ['proof']}),
     mode: Flags.string({
-      description: 'With --proof: exact (the replay must hash bit for bit the same, same runtime) or tolerance (distances within --thresholds, any runtime).',
+      description:
+        'exact: the replay must hash bit for bit the same, on the proof\'s runtime. tolerance: distances within thresholds (--thresholds with --proof; on chain, the ones `gensyn profile --task` posted), on this backend.',
       options: ['exact', 'tolerance'],
       default: 'exact',
     }),
@@ -89,7 +90,15 @@ export default class Verify extends BaseCommand {
       }
     }
     await withInterrupt((signal) =>
-      runVerifier({connection, backend: flags.backend as 'wasm' | 'cpu' | 'gpu', loop: flags.loop, maxTasks: flags['max-tasks'], signal, onEvent}),
+      runVerifier({
+        connection,
+        backend: flags.backend as BackendName,
+        mode: flags.mode as VerificationMode,
+        loop: flags.loop,
+        maxTasks: flags['max-tasks'],
+        signal,
+        onEvent,
+      }),
     )
   }
 

@@ -2,6 +2,7 @@ import type {Hex} from 'viem'
 
 import {thresholdRegistryAbi} from '../chain/generated/index.js'
 import {InvalidInputError} from '../errors/base.js'
+import {type RuntimeId, runtimeIdString} from '../ml/backend/index.js'
 import type {JobSpec} from '../ml/spec/index.js'
 import type {ProfileResult} from '../pol/index.js'
 import {toFixedPoint} from '../pol/verdictDistance.js'
@@ -16,9 +17,14 @@ export function modelClassOf(spec: Pick<JobSpec, 'model'>): Hex {
   return sha256Hex(canonicalJsonBytes(spec.model))
 }
 
-/** The runtime class: sha256 of the profile's runtime class string (the runtime ids it spans, joined by ' + '). */
-export function runtimeClassOf(runtimeClass: string): Hex {
-  return sha256Hex(new TextEncoder().encode(runtimeClass))
+/**
+ * The runtime class of a set of runtimes: sha256 of their runtime id strings, deduplicated, sorted and joined
+ * by ' + '. Order-free, so a verifier replaying a cpu proof on wasm finds the threshold a profile of wasm and
+ * cpu posted, whichever it ran first.
+ */
+export function runtimeClassOf(runtimes: readonly RuntimeId[]): Hex {
+  const ids = [...new Set(runtimes.map(runtimeIdString))].sort()
+  return sha256Hex(new TextEncoder().encode(ids.join(' + ')))
 }
 
 export type PostedProfile = {modelClass: Hex; runtimeClass: Hex; threshold: bigint; profileHash: Hex; transaction: TransactionResult}
@@ -35,7 +41,7 @@ export async function postProfile(connection: SignedConnection, spec: JobSpec, p
   await ensureRegistered(connection, 'verifier')
   const profileHash = await connection.store.putJson(profile)
   const modelClass = modelClassOf(spec)
-  const runtimeClass = runtimeClassOf(profile.runtimeClass)
+  const runtimeClass = runtimeClassOf(profile.runtimes)
   const threshold = toFixedPoint(linf)
   const transaction = await sendContractTransaction(connection, {
     address: registry,

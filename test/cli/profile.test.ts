@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import type {Hex} from 'viem'
 
+import type {RuntimeId} from '../../src/ml/backend/index.js'
+
 import {loadJobSpec} from '../../src/ml/spec/index.js'
 import {connect, requireSigner} from '../../src/protocol/connect.js'
 import {getThreshold, modelClassOf, runtimeClassOf} from '../../src/protocol/postProfile.js'
@@ -26,10 +28,10 @@ describe('gensyn profile --task: thresholds posted on chain (real anvil, real pr
 
     const run = await runGensyn(['profile', '--task', taskId.toString(), '--account', '2', '--segments', '1', '--state-dir', stateDir, '--json'])
     assert.equal(run.exitCode, 0, String(run.stderr))
-    const output = JSON.parse(String(run.stdout)) as {runtimeClass: string; thresholds: {linf: number}; posted: {profileHash: Hex; threshold: string}}
+    const output = JSON.parse(String(run.stdout)) as {runtimes: RuntimeId[]; thresholds: {linf: number}; posted: {profileHash: Hex; threshold: string}}
     assert.ok(output.thresholds.linf > 0)
 
-    const onChain = await getThreshold(submitter, modelClassOf(spec), runtimeClassOf(output.runtimeClass))
+    const onChain = await getThreshold(submitter, modelClassOf(spec), runtimeClassOf([...output.runtimes].reverse()))
     assert.equal(onChain.threshold.toString(), output.posted.threshold)
     assert.ok(onChain.threshold > 0n)
     assert.equal(onChain.profileHash, output.posted.profileHash)
