@@ -8,7 +8,7 @@ import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
 import {claimTask, commitProof} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
-import {loadTaskSpec} from './loadTaskSpec.js'
+import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import {type RoleLoopOptions, runRoleLoop} from './runRoleLoop.js'
 import {readSolverState, writeSolverState} from './solverState.js'
 

@@ -65,6 +65,11 @@ export class CommittedCheckpoints {
  * the steps it runs. Dispose it when done.
  */
 export class CountingSession {
+  /** What a strategy reports once it has committed its checkpoints: this session's runtime, loss and step count. */
+  outcome(committed: CommittedCheckpoints, fakedSegments: number[]): StrategyOutcome {
+    return {checkpoints: committed.refs, runtime: this.runtime, finalLoss: this.lastLoss, trainedSteps: this.trainedSteps, fakedSegments}
+  }
+
   trainedSteps = 0
   lastLoss = Number.NaN
   private constructor(

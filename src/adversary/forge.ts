@@ -45,13 +45,7 @@ export async function forge(context: StrategyContext): Promise<StrategyOutcome> 
       }
       await committed.commit(current)
     }
-    return {
-      checkpoints: committed.refs,
-      runtime: training.runtime,
-      finalLoss: training.lastLoss,
-      trainedSteps: training.trainedSteps,
-      fakedSegments: faked,
-    }
+    return training.outcome(committed, faked)
   } finally {
     training.dispose()
   }

@@ -41,13 +41,7 @@ export async function noise(context: StrategyContext): Promise<StrategyOutcome> 
       faked.add(index - 1)
       if (index < segmentCount) faked.add(index)
     }
-    return {
-      checkpoints: committed.refs,
-      runtime: training.runtime,
-      finalLoss: training.lastLoss,
-      trainedSteps: training.trainedSteps,
-      fakedSegments: [...faked].sort((a, b) => a - b),
-    }
+    return training.outcome(committed, [...faked].sort((a, b) => a - b))
   } finally {
     training.dispose()
   }

@@ -24,13 +24,7 @@ export async function skipSteps(context: StrategyContext): Promise<StrategyOutco
       else if (step === steps) await committed.commit(relabel(spec, reached, steps))
       else await committed.commit(interpolate(spec, initial, reached, step / steps, step))
     }
-    return {
-      checkpoints: committed.refs,
-      runtime: training.runtime,
-      finalLoss: training.lastLoss,
-      trainedSteps: training.trainedSteps,
-      fakedSegments: schedule.slice(1).map((_, i) => i),
-    }
+    return training.outcome(committed, schedule.slice(1).map((_, i) => i))
   } finally {
     training.dispose()
   }

@@ -20,13 +20,7 @@ export async function truncate(context: StrategyContext): Promise<StrategyOutcom
     await training.run(stopStep, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(training.snapshot()))})
     const last = training.snapshot()
     for (const step of schedule.slice(stopIndex + 1)) await committed.commit(relabel(spec, last, step))
-    return {
-      checkpoints: committed.refs,
-      runtime: training.runtime,
-      finalLoss: training.lastLoss,
-      trainedSteps: training.trainedSteps,
-      fakedSegments: Array.from({length: segments - stopIndex}, (_, i) => stopIndex + i),
-    }
+    return training.outcome(committed, Array.from({length: segments - stopIndex}, (_, i) => stopIndex + i))
   } finally {
     training.dispose()
   }

@@ -51,13 +51,7 @@ export async function wrongData(context: StrategyContext): Promise<StrategyOutco
     const committed = new CommittedCheckpoints(context)
     await committed.commit(training.snapshot())
     await training.run(spec.training.steps, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(training.snapshot()))})
-    return {
-      checkpoints: committed.refs,
-      runtime: training.runtime,
-      finalLoss: training.lastLoss,
-      trainedSteps: training.trainedSteps,
-      fakedSegments: schedule.slice(1).map((_, i) => i),
-    }
+    return training.outcome(committed, schedule.slice(1).map((_, i) => i))
   } finally {
     training.dispose()
   }

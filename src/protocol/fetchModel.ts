@@ -3,7 +3,7 @@ import type {Hex} from 'viem'
 import {BaseError} from '../errors/base.js'
 import {exportModel} from '../ml/export/index.js'
 import type {ProofManifest} from '../pol/index.js'
-import {loadTaskSpec} from '../actors/loadTaskSpec.js'
+import {loadTaskSpec} from './loadTaskSpec.js'
 import type {Connection} from './connect.js'
 import {getTask} from './getTask.js'
 

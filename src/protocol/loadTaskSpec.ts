@@ -1,7 +1,7 @@
 import {InvalidInputError} from '../errors/base.js'
 import {jobSpecSchema, type JobSpec, specHash} from '../ml/spec/index.js'
-import type {Connection} from '../protocol/connect.js'
-import type {Task} from '../protocol/types.js'
+import type {Connection} from './connect.js'
+import type {Task} from './types.js'
 
 /** Fetches a task's spec from the blob store (hash-checked on read) and re-validates it. */
 export async function loadTaskSpec(connection: Pick<Connection, 'store'>, task: Pick<Task, 'id' | 'specHash'>): Promise<JobSpec> {
