@@ -12,11 +12,17 @@ uint8 constant WHISTLEBLOWER_ROLE = 4;
 ///      - free: deposited, usable by the market (lockable) or withdrawable (after unbonding);
 ///      - locked: held by the market for a task in progress; only the market moves it (unlock/slash);
 ///      - unbonding: on its way out; withdrawable once `releaseAt` has passed.
-///      `totalStaked` is the sum of all three buckets over all accounts and equals the contract's balance
-///      (the contract has no receive/fallback function, so plain transfers revert; only a forced transfer,
-///      e.g. a SELFDESTRUCT beneficiary payment, could make the balance larger).
+///      `totalStaked` is the sum of all three buckets over all accounts; `totalBurned` is stake the market
+///      burned (locked here for ever). Invariant: balance == totalStaked + totalBurned (the contract has no
+///      receive/fallback function, so plain transfers revert; only a forced transfer, e.g. a SELFDESTRUCT
+///      beneficiary payment, could make the balance larger).
 ///      Slashing never moves ether: it moves locked stake of one account into the free stake of another
-///      (the winner or the treasury), who can then unbond and withdraw it.
+///      (the winner or the treasury), who can then unbond and withdraw it, or into `totalBurned`.
+///
+///      Every account that ever gained the VERIFIER role is listed (`verifierCount`, `verifierAt`) in the order
+///      it gained it, so that a dispute game can draw a committee on chain; roles are never removed, so the
+///      list only grows. WHISTLEBLOWER accounts announce whether they are currently watching tasks
+///      (`setWhistleblowing`); `activeWhistleblowers` counts those that are.
 contract RoleRegistry {
     // ---------------------------------------------------------------- roles
     uint8 public constant SOLVER = SOLVER_ROLE;
@@ -37,6 +43,8 @@ contract RoleRegistry {
     error NothingToWithdraw();
     error UnbondingLocked(uint64 releaseAt);
     error TransferFailed(address to, uint256 amount);
+    error MissingRole(address account, uint8 role);
+    error IndexOutOfRange(uint256 index, uint256 count);
 
     // ---------------------------------------------------------------- events
     event MarketSet(address market);
@@ -50,6 +58,12 @@ contract RoleRegistry {
     event Locked(address indexed account, uint256 amount);
     event Unlocked(address indexed account, uint256 amount);
     event Slashed(address indexed from, address indexed to, uint256 amount);
+    /// @notice `amount` of `from`'s locked stake left circulation for ever (counted in `totalBurned`).
+    event Burned(address indexed from, uint256 amount);
+    /// @notice `account` was appended to the verifier list at `index` (the first time it gained VERIFIER).
+    event VerifierListed(address indexed account, uint256 index);
+    /// @param active whether the account now watches tasks; `count` is `activeWhistleblowers` after the change
+    event WhistleblowingSet(address indexed account, bool active, uint256 count);
 
     // ---------------------------------------------------------------- state
     struct Stake {
@@ -65,9 +79,15 @@ contract RoleRegistry {
 
     address public market;
     uint256 public totalStaked;
+    /// @notice Stake burned by the market: held by this contract for ever, owned by nobody.
+    uint256 public totalBurned;
+    /// @notice How many WHISTLEBLOWER accounts currently say they watch tasks.
+    uint256 public activeWhistleblowers;
 
     mapping(address => Stake) private _stakes;
     mapping(address => uint8) private _roles;
+    mapping(address => bool) private _whistleblowing;
+    address[] private _verifiers;
 
     constructor(uint64 unbondingDelay_, address treasury_) {
         if (treasury_ == address(0)) revert ZeroAddress();
@@ -101,9 +121,15 @@ contract RoleRegistry {
     /// @notice Adds `roles` (bit flags) to the caller's roles; any ether sent becomes free stake.
     function register(uint8 roles) external payable {
         if (roles == 0 || roles & ~ALL_ROLES != 0) revert InvalidRoles(roles);
-        uint8 updated = _roles[msg.sender] | roles;
+        uint8 previous = _roles[msg.sender];
+        uint8 updated = previous | roles;
         _roles[msg.sender] = updated;
         emit Registered(msg.sender, updated);
+        // Roles are only ever added, so this is the one moment the account becomes a verifier.
+        if (previous & VERIFIER == 0 && updated & VERIFIER != 0) {
+            _verifiers.push(msg.sender);
+            emit VerifierListed(msg.sender, _verifiers.length - 1);
+        }
         if (msg.value > 0) _deposit(msg.sender, msg.value);
     }
 
@@ -111,6 +137,25 @@ contract RoleRegistry {
     function deposit() external payable {
         if (msg.value == 0) revert ZeroAmount();
         _deposit(msg.sender, msg.value);
+    }
+
+    /// @notice Adds the ether sent to `account`'s free stake (anyone may pay; the market pays jackpot shares
+    ///         this way, so that a recipient that rejects ether cannot block a payout).
+    function depositFor(address account) external payable {
+        if (account == address(0)) revert ZeroAddress();
+        if (msg.value == 0) revert ZeroAmount();
+        _deposit(account, msg.value);
+    }
+
+    /// @notice A WHISTLEBLOWER account says whether it is watching tasks (joins or leaves the active set).
+    ///         Setting the value it already has changes nothing and emits nothing.
+    function setWhistleblowing(bool active) external {
+        if (_roles[msg.sender] & WHISTLEBLOWER == 0) revert MissingRole(msg.sender, WHISTLEBLOWER);
+        if (_whistleblowing[msg.sender] == active) return;
+        _whistleblowing[msg.sender] = active;
+        uint256 count = active ? activeWhistleblowers + 1 : activeWhistleblowers - 1;
+        activeWhistleblowers = count;
+        emit WhistleblowingSet(msg.sender, active, count);
     }
 
     /// @notice Moves `amount` of free stake into unbonding. Every request restarts the unbonding clock for
@@ -171,7 +216,33 @@ contract RoleRegistry {
         emit Slashed(from, to, amount);
     }
 
+    /// @notice Burns `amount` of `from`'s locked stake: it leaves `totalStaked` for `totalBurned`, and the ether
+    ///         stays in this contract for ever. No ether moves.
+    function burn(address from, uint256 amount) external onlyMarket {
+        Stake storage s = _stakes[from];
+        if (s.locked < amount) revert InsufficientLockedStake(s.locked, amount);
+        s.locked -= amount;
+        totalStaked -= amount;
+        totalBurned += amount;
+        emit Burned(from, amount);
+    }
+
     // ---------------------------------------------------------------- views
+
+    function isWhistleblowing(address account) external view returns (bool) {
+        return _whistleblowing[account];
+    }
+
+    /// @notice Number of accounts that ever gained the VERIFIER role.
+    function verifierCount() external view returns (uint256) {
+        return _verifiers.length;
+    }
+
+    /// @notice The `index`-th account to gain the VERIFIER role (0-based).
+    function verifierAt(uint256 index) external view returns (address) {
+        if (index >= _verifiers.length) revert IndexOutOfRange(index, _verifiers.length);
+        return _verifiers[index];
+    }
 
     function stakeOf(address account)
         external

@@ -1,20 +1,22 @@
 import assert from 'node:assert/strict'
 
-import {type Address, getAddress, keccak256, parseEther, stringToHex, zeroAddress, zeroHash} from 'viem'
+import {getAddress, keccak256, parseEther, stringToHex, zeroAddress, zeroHash} from 'viem'
 
 import {type Anvil, createAnvil} from './anvil.js'
 import {createClients, type SignerClients} from './clients.js'
-import {defaultDeployParams, deployContracts} from './deployContracts.js'
-import {roleRegistryAbi, taskMarketAbi, thresholdRegistryAbi} from './generated/index.js'
+import {defaultDeployParams, defaultProtocolParams, deployContracts, type DeployedContracts} from './deployContracts.js'
+import {DeployError} from './errors.js'
+import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, taskMarketAbi, thresholdRegistryAbi} from './generated/index.js'
 
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const TREASURY = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 
-async function views(clients: SignerClients, registry: Address, market: Address) {
+async function views(clients: SignerClients, deployed: DeployedContracts) {
   const {publicClient} = clients
+  const {registry, market, config, game} = deployed
   const r = <const fn extends 'owner' | 'treasury' | 'unbondingDelay' | 'market'>(functionName: fn) =>
     publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName})
-  const m = <const fn extends 'registry' | 'treasury' | 'solverStake' | 'verifierStake' | 'challengeWindow'>(functionName: fn) =>
+  const m = <const fn extends 'registry' | 'treasury' | 'config' | 'game' | 'owner' | 'jackpot'>(functionName: fn) =>
     publicClient.readContract({address: market, abi: taskMarketAbi, functionName})
   return {
     owner: await r('owner'),
@@ -23,9 +25,14 @@ async function views(clients: SignerClients, registry: Address, market: Address)
     wiredMarket: getAddress(await r('market')),
     marketRegistry: getAddress(await m('registry')),
     marketTreasury: await m('treasury'),
-    solverStake: await m('solverStake'),
-    verifierStake: await m('verifierStake'),
-    challengeWindow: await m('challengeWindow'),
+    marketConfig: getAddress(await m('config')),
+    marketGame: getAddress(await m('game')),
+    marketOwner: await m('owner'),
+    jackpot: await m('jackpot'),
+    marketBalance: await publicClient.getBalance({address: market}),
+    configOwner: await publicClient.readContract({address: config, abi: protocolConfigAbi, functionName: 'owner'}),
+    params: await publicClient.readContract({address: config, abi: protocolConfigAbi, functionName: 'params'}),
+    gameOpener: getAddress(await publicClient.readContract({address: game, abi: pinpointGameAbi, functionName: 'opener'})),
   }
 }
 
@@ -39,27 +46,29 @@ describe('deployContracts', () => {
   })
   after(() => anvil.stop())
 
-  it('deploys the three contracts with devnet defaults, wires the registry to the market and reports gas', async () => {
+  it('deploys the five contracts with devnet defaults, wires registry, market and game, and reports gas', async () => {
     const deployed = await deployContracts(clients)
-    assert.deepEqual(defaultDeployParams, {
-      unbondingDelay: 60n,
-      solverStake: parseEther('1'),
-      verifierStake: parseEther('0.5'),
-      challengeWindow: 5n,
-    })
+    assert.deepEqual(defaultDeployParams, {unbondingDelay: 60n, jackpotSeed: 0n})
     const deployer = clients.account.address
-    assert.deepEqual(await views(clients, deployed.registry, deployed.market), {
+    const onChainDefaults = await clients.publicClient.readContract({address: deployed.config, abi: protocolConfigAbi, functionName: 'defaultParams'})
+    assert.deepEqual(onChainDefaults, defaultProtocolParams, 'defaultProtocolParams mirrors ProtocolConfig.defaultParams()')
+    assert.deepEqual(await views(clients, deployed), {
       owner: deployer,
       registryTreasury: deployer,
       unbondingDelay: 60n,
       wiredMarket: getAddress(deployed.market),
       marketRegistry: getAddress(deployed.registry),
       marketTreasury: deployer,
-      solverStake: parseEther('1'),
-      verifierStake: parseEther('0.5'),
-      challengeWindow: 5n,
+      marketConfig: getAddress(deployed.config),
+      marketGame: getAddress(deployed.game),
+      marketOwner: deployer,
+      jackpot: 0n,
+      marketBalance: 0n,
+      configOwner: deployer,
+      params: defaultProtocolParams,
+      gameOpener: getAddress(deployed.market),
     })
-    assert.deepEqual(deployed.params, {...defaultDeployParams, treasury: deployer})
+    assert.deepEqual(deployed.params, {unbondingDelay: 60n, treasury: deployer, config: defaultProtocolParams, jackpotSeed: 0n})
     // ThresholdRegistry is deployed on the same registry, and starts empty.
     const thresholdsRegistry = await clients.publicClient.readContract({address: deployed.thresholds, abi: thresholdRegistryAbi, functionName: 'registry'})
     assert.equal(getAddress(thresholdsRegistry), getAddress(deployed.registry))
@@ -70,50 +79,65 @@ describe('deployContracts', () => {
       args: [keccak256(stringToHex('mlp')), keccak256(stringToHex('wasm'))],
     })
     assert.deepEqual(none, [0n, zeroHash, zeroAddress, 0n])
-    assert.equal(new Set([deployed.registry, deployed.market, deployed.thresholds]).size, 3)
-
-    // deployBlock is the registry's block; gasUsed is the sum over the four transactions that followed.
-    const latest = await clients.publicClient.getBlockNumber({cacheTime: 0})
-    let gas = 0n
-    let transactions = 0
-    for (let number = deployed.deployBlock; number <= latest; number++) {
-      const block = await clients.publicClient.getBlock({blockNumber: number, includeTransactions: true})
-      for (const tx of block.transactions) {
-        gas += (await clients.publicClient.getTransactionReceipt({hash: tx.hash})).gasUsed
-        transactions++
-      }
+    assert.equal(new Set([deployed.registry, deployed.config, deployed.market, deployed.thresholds, deployed.game]).size, 5)
+    // EIP-170: no runtime code above 24,576 bytes (anvil would refuse it anyway; this shows the margin).
+    for (const address of [deployed.registry, deployed.config, deployed.market, deployed.thresholds, deployed.game]) {
+      const code = await clients.publicClient.getCode({address})
+      assert.ok(code && code.length > 2, `no code at ${address}`)
+      assert.ok((code.length - 2) / 2 <= 24_576, `${address}: ${(code.length - 2) / 2} bytes of runtime code`)
     }
-    assert.equal(transactions, 4)
-    assert.equal(deployed.gasUsed, gas)
+
+    // deployBlock is the registry's block; gasUsed is the sum over the seven transactions (five deployments,
+    // setMarket, setGame; no setParams and no jackpot seed with the defaults).
+    assert.equal(await countTransactions(clients, deployed), 7)
     const registryCreation = await clients.publicClient.getBlock({blockNumber: deployed.deployBlock, includeTransactions: true})
     assert.equal(registryCreation.transactions[0]?.to, null, 'the deploy block starts with the registry creation')
   })
 
-  it('keeps the registry and market at the addresses a fresh deployer always gave them (ThresholdRegistry comes last)', async () => {
-    const fresh = createAnvil()
-    await fresh.start()
-    try {
-      const freshClients = await createClients({rpcUrl: fresh.rpcUrl, privateKey: KEY_0})
-      const deployed = await deployContracts(freshClients)
-      assert.equal(getAddress(deployed.registry), '0x5FbDB2315678afecb367f032d93F642f64180aa3')
-      assert.equal(getAddress(deployed.market), '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512')
-      assert.equal(getAddress(deployed.thresholds), '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9')
-    } finally {
-      await fresh.stop()
+  it('deploys at fixed addresses: a fresh deployer gives the five contracts nonces 0-4 whatever the options', async () => {
+    for (const params of [{}, {config: {taxBps: 0}, jackpotSeed: 5n}]) {
+      const fresh = createAnvil()
+      await fresh.start()
+      try {
+        const freshClients = await createClients({rpcUrl: fresh.rpcUrl, privateKey: KEY_0})
+        const deployed = await deployContracts({...freshClients, params})
+        assert.deepEqual(
+          [deployed.registry, deployed.config, deployed.market, deployed.thresholds, deployed.game].map((a) => getAddress(a)),
+          [
+            '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+            '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+            '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
+            '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
+            '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9',
+          ],
+        )
+      } finally {
+        await fresh.stop()
+      }
     }
   })
 
-  it('applies every given parameter', async () => {
-    const params = {unbondingDelay: 7n, treasury: TREASURY, solverStake: 11n, verifierStake: 13n, challengeWindow: 17n} as const
-    const deployed = await deployContracts({...clients, params})
-    const seen = await views(clients, deployed.registry, deployed.market)
+  it('applies every given parameter: unbonding delay, treasury, protocol overrides (others keep the defaults), jackpot seed', async () => {
+    const config = {solverStake: 11n, verifierStake: 13n, challengeWindowBlocks: 17n, taxBps: 250, maxChallengers: 2} as const
+    const deployed = await deployContracts({...clients, params: {unbondingDelay: 7n, treasury: TREASURY, config, jackpotSeed: parseEther('2')}})
+    const seen = await views(clients, deployed)
     assert.equal(seen.unbondingDelay, 7n)
     assert.equal(seen.registryTreasury, TREASURY)
     assert.equal(seen.marketTreasury, TREASURY)
-    assert.equal(seen.solverStake, 11n)
-    assert.equal(seen.verifierStake, 13n)
-    assert.equal(seen.challengeWindow, 17n)
-    assert.deepEqual(deployed.params, params)
+    assert.deepEqual(seen.params, {...defaultProtocolParams, ...config})
+    assert.equal(seen.jackpot, parseEther('2'))
+    assert.equal(seen.marketBalance, parseEther('2'))
+    assert.deepEqual(deployed.params, {unbondingDelay: 7n, treasury: TREASURY, config: {...defaultProtocolParams, ...config}, jackpotSeed: parseEther('2')})
+    assert.equal(await countTransactions(clients, deployed), 9)
+  })
+
+  it('an override out of range fails the deployment naming the parameter', async () => {
+    await assert.rejects(deployContracts({...clients, params: {config: {slashBurnBps: 1}}}), (error: unknown) => {
+      assert.ok(error instanceof DeployError, String(error))
+      assert.equal(error.shortMessage, 'ProtocolConfig parameter slashShares: out of range (docs/disputes.md, "ProtocolConfig")')
+      return true
+    })
+    await assert.rejects(deployContracts({...clients, params: {config: {revealWindowBlocks: 0n}}}), /parameter revealWindowBlocks: out of range/)
   })
 
   it('works on an interval-mining chain (a devnet with blockTime)', async () => {
@@ -122,10 +146,27 @@ describe('deployContracts', () => {
     try {
       const slowClients = await createClients({rpcUrl: slow.rpcUrl, privateKey: KEY_0})
       const deployed = await deployContracts(slowClients)
-      const seen = await views(slowClients, deployed.registry, deployed.market)
+      const seen = await views(slowClients, deployed)
       assert.equal(seen.wiredMarket, getAddress(deployed.market))
+      assert.equal(seen.marketGame, getAddress(deployed.game))
     } finally {
       await slow.stop()
     }
   })
 })
+
+/** Counts the transactions from deployBlock to the head and checks that their gas sums to `gasUsed`. */
+async function countTransactions(clients: SignerClients, deployed: DeployedContracts): Promise<number> {
+  const latest = await clients.publicClient.getBlockNumber({cacheTime: 0})
+  let gas = 0n
+  let transactions = 0
+  for (let number = deployed.deployBlock; number <= latest; number++) {
+    const block = await clients.publicClient.getBlock({blockNumber: number, includeTransactions: true})
+    for (const tx of block.transactions) {
+      gas += (await clients.publicClient.getTransactionReceipt({hash: tx.hash})).gasUsed
+      transactions++
+    }
+  }
+  assert.equal(deployed.gasUsed, gas)
+  return transactions
+}

@@ -11,8 +11,10 @@ const valid = {
   chainId: 31337,
   contracts: {
     registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
-    market: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+    config: '0xe7f1725E7734CE288F8367e1Bb143E90bb3F0512',
+    market: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
     thresholds: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
+    game: '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9',
   },
   deployBlock: 1n,
   accounts: [
@@ -71,17 +73,19 @@ describe('devnetConfig', () => {
     assert.equal('deployBlock' in JSON.parse(readFileSync(devnetConfigPath(stateDir()), 'utf8')), false)
   })
 
-  it('contracts.thresholds is optional, so a file written before ThresholdRegistry existed still reads', async () => {
-    const {thresholds: _, ...older} = valid.contracts
+  it('contracts.thresholds, config and game are optional, so a file written before they existed still reads', async () => {
+    const {thresholds: _t, config: _c, game: _g, ...older} = valid.contracts
     writeRaw({...valid, deployBlock: '1', contracts: older})
     const read = await readDevnetConfig(stateDir())
     assert.deepEqual(read.contracts, older)
-    assert.equal('thresholds' in read.contracts, false)
+    for (const key of ['thresholds', 'config', 'game']) assert.equal(key in read.contracts, false)
   })
 
-  it('rejects a bad thresholds address, naming the field', async () => {
-    await expectInvalid({...valid, deployBlock: '1', contracts: {...valid.contracts, thresholds: 'nope'}}, /contracts\.thresholds: expected an address/)
-  })
+  for (const key of ['thresholds', 'config', 'game'] as const) {
+    it(`rejects a bad ${key} address, naming the field`, async () => {
+      await expectInvalid({...valid, deployBlock: '1', contracts: {...valid.contracts, [key]: 'nope'}}, new RegExp(`contracts\\.${key}: expected an address`))
+    })
+  }
 
   it('a missing file says how to get one, with the path relative to the working directory', async () => {
     const cwd = process.cwd()

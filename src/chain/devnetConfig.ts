@@ -20,8 +20,17 @@ const privateKey = z.custom<Hex>((value) => typeof value === 'string' && /^0x[0-
 export const devnetConfigSchema = z.object({
   rpcUrl: z.url({protocol: /^(https?|wss?)$/}),
   chainId: z.int().positive(),
-  /** `thresholds` (ThresholdRegistry) is optional: files written before it existed still read. */
-  contracts: z.object({registry: address, market: address, thresholds: address.optional()}),
+  /**
+   * `thresholds` (ThresholdRegistry), `config` (ProtocolConfig) and `game` (PinpointGame) are optional: files
+   * written before they existed still read.
+   */
+  contracts: z.object({
+    registry: address,
+    market: address,
+    thresholds: address.optional(),
+    config: address.optional(),
+    game: address.optional(),
+  }),
   /** Block of the contract deployment (decimal string in the file): where event scans start. */
   deployBlock: z
     .union([z.string().regex(/^\d+$/), z.bigint().nonnegative()])

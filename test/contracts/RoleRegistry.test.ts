@@ -91,7 +91,11 @@ describe('RoleRegistry (on anvil)', () => {
       const {other} = ctx.actors
       await registryWrite(ctx, other, 'register', [SOLVER])
       const result = await registryWrite(ctx, other, 'register', [VERIFIER | WHISTLEBLOWER])
-      expectEvents(result.events, [{eventName: 'Registered', args: {account: other.address, roles: 7}}])
+      // useChain registered verifier and verifier2 first: other is the third verifier listed.
+      expectEvents(result.events, [
+        {eventName: 'Registered', args: {account: other.address, roles: 7}},
+        {eventName: 'VerifierListed', args: {account: other.address, index: 2n}},
+      ])
       assert.equal(await rolesOf(other.address), 7)
       assert.equal((await stakeOf(ctx, other.address)).free, 0n)
     })
@@ -124,6 +128,82 @@ describe('RoleRegistry (on anvil)', () => {
 
     it('deposit reverts ZeroAmount without value', async () => {
       await expectRevert(registryWrite(ctx, ctx.actors.solver, 'deposit', []), 'ZeroAmount', [])
+    })
+
+    it('depositFor credits the named account (even one without a role) with the ether sent by anyone', async () => {
+      const {other, submitter} = ctx.actors
+      const totalBefore = await read('totalStaked')
+      const result = await registryWrite(ctx, submitter, 'depositFor', [other.address], {value: 77n})
+      expectEvents(result.events, [{eventName: 'Deposited', args: {account: other.address, amount: 77n}}])
+      assert.equal(flowOf(result, submitter.address), -77n)
+      assert.equal(flowOf(result, ctx.system.registry), 77n)
+      assert.deepEqual(await stakeOf(ctx, other.address), {free: 77n, locked: 0n, unbonding: 0n, releaseAt: 0n})
+      assert.equal(await read('totalStaked'), totalBefore + 77n)
+    })
+
+    it('depositFor reverts ZeroAmount without value and ZeroAddress for the zero account', async () => {
+      await expectRevert(registryWrite(ctx, ctx.actors.solver, 'depositFor', [ctx.actors.other.address]), 'ZeroAmount', [])
+      await expectRevert(registryWrite(ctx, ctx.actors.solver, 'depositFor', [zeroAddress], {value: 1n}), 'ZeroAddress', [])
+    })
+  })
+
+  describe('verifier list', () => {
+    const count = () => ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'verifierCount'})
+    const at = (index: bigint) =>
+      ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'verifierAt', args: [index]})
+
+    it('lists each account once, in the order it first gained VERIFIER; other roles and re-registration add nothing', async () => {
+      const {verifier, verifier2, other, solver, submitter} = ctx.actors
+      assert.equal(await count(), 2n)
+      assert.deepEqual([await at(0n), await at(1n)], [verifier.address, verifier2.address])
+      // A solver-only registration is not listed; its later VERIFIER role is.
+      const solverOnly = await registryWrite(ctx, submitter, 'register', [SOLVER | WHISTLEBLOWER])
+      assert.deepEqual(solverOnly.events.map((e) => e.eventName), ['Registered'])
+      await registryWrite(ctx, other, 'register', [VERIFIER])
+      await registryWrite(ctx, submitter, 'register', [VERIFIER])
+      const again = await registryWrite(ctx, other, 'register', [VERIFIER | SOLVER], {value: 1n})
+      assert.deepEqual(again.events.map((e) => e.eventName), ['Registered', 'Deposited'])
+      await registryWrite(ctx, solver, 'register', [SOLVER])
+      assert.equal(await count(), 4n)
+      assert.deepEqual(await Promise.all([0n, 1n, 2n, 3n].map(at)), [verifier.address, verifier2.address, other.address, submitter.address])
+    })
+
+    it('verifierAt reverts IndexOutOfRange(index, count) past the end', async () => {
+      await expectRevert(at(2n), 'IndexOutOfRange', [2n, 2n])
+      await expectRevert(at(2n ** 255n), 'IndexOutOfRange', [2n ** 255n, 2n])
+    })
+  })
+
+  describe('whistleblowing', () => {
+    const active = () => ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'activeWhistleblowers'})
+    const watching = (account: Address) =>
+      ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'isWhistleblowing', args: [account]})
+
+    it('WHISTLEBLOWER accounts join and leave the active set; the count follows; a repeated value changes nothing', async () => {
+      const {other, submitter} = ctx.actors
+      await registryWrite(ctx, other, 'register', [WHISTLEBLOWER])
+      await registryWrite(ctx, submitter, 'register', [WHISTLEBLOWER | SOLVER])
+      assert.equal(await active(), 0n)
+      const joined = await registryWrite(ctx, other, 'setWhistleblowing', [true])
+      expectEvents(joined.events, [{eventName: 'WhistleblowingSet', args: {account: other.address, active: true, count: 1n}}])
+      await registryWrite(ctx, submitter, 'setWhistleblowing', [true])
+      assert.equal(await active(), 2n)
+      assert.equal(await watching(other.address), true)
+      const repeated = await registryWrite(ctx, other, 'setWhistleblowing', [true])
+      assert.deepEqual(repeated.events, [])
+      assert.equal(await active(), 2n)
+      const left = await registryWrite(ctx, other, 'setWhistleblowing', [false])
+      expectEvents(left.events, [{eventName: 'WhistleblowingSet', args: {account: other.address, active: false, count: 1n}}])
+      assert.equal(await watching(other.address), false)
+      assert.equal(await watching(submitter.address), true)
+      const idle = await registryWrite(ctx, other, 'setWhistleblowing', [false])
+      assert.deepEqual(idle.events, [])
+      assert.equal(await active(), 1n)
+    })
+
+    it('setWhistleblowing reverts MissingRole(account, WHISTLEBLOWER) without the role', async () => {
+      await expectRevert(registryWrite(ctx, ctx.actors.verifier, 'setWhistleblowing', [true]), 'MissingRole', [ctx.actors.verifier.address, WHISTLEBLOWER])
+      await expectRevert(registryWrite(ctx, ctx.actors.other, 'setWhistleblowing', [false]), 'MissingRole', [ctx.actors.other.address, WHISTLEBLOWER])
     })
   })
 
@@ -237,6 +317,7 @@ describe('RoleRegistry (on anvil)', () => {
       ['lock', (a: Address) => [a, 1n]],
       ['unlock', (a: Address) => [a, 1n]],
       ['slash', (a: Address) => [a, 1n, a]],
+      ['burn', (a: Address) => [a, 1n]],
     ] as const) {
       it(`${name} reverts NotMarket for anyone but the market`, async () => {
         await expectRevert(
@@ -305,6 +386,31 @@ describe('RoleRegistry (on anvil)', () => {
         'InsufficientLockedStake',
         [5n, 6n],
       )
+    })
+
+    it('burn moves locked stake from totalStaked into totalBurned; the ether stays in the registry for ever', async () => {
+      const {solver, marketEoa} = ctx.actors
+      await registryWrite(ctx, marketEoa, 'lock', [solver.address, parseEther('2')], {address: registry})
+      const totalBefore = await read('totalStaked', registry)
+      const balanceBefore = await ctx.publicClient.getBalance({address: registry})
+      const result = await registryWrite(ctx, marketEoa, 'burn', [solver.address, parseEther('0.5')], {address: registry})
+      expectEvents(result.events, [{eventName: 'Burned', args: {from: solver.address, amount: parseEther('0.5')}}])
+      for (const flow of result.flows.values()) assert.equal(flow === 0n || flow === -result.gasPaid, true)
+      assert.equal(await read('totalStaked', registry), totalBefore - parseEther('0.5'))
+      const burned = await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'totalBurned'})
+      assert.equal(burned, parseEther('0.5'))
+      assert.equal(await ctx.publicClient.getBalance({address: registry}), balanceBefore)
+      assert.deepEqual(await stakeOf(ctx, solver.address, registry), {free: parseEther('1'), locked: parseEther('1.5'), unbonding: 0n, releaseAt: 0n})
+      // A second burn adds up; the whole locked stake can go.
+      await registryWrite(ctx, marketEoa, 'burn', [solver.address, parseEther('1.5')], {address: registry})
+      assert.equal(await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'totalBurned'}), parseEther('2'))
+      assert.equal((await stakeOf(ctx, solver.address, registry)).locked, 0n)
+    })
+
+    it('burn reverts InsufficientLockedStake(locked, requested)', async () => {
+      const {solver, marketEoa} = ctx.actors
+      await registryWrite(ctx, marketEoa, 'lock', [solver.address, 5n], {address: registry})
+      await expectRevert(registryWrite(ctx, marketEoa, 'burn', [solver.address, 6n], {address: registry}), 'InsufficientLockedStake', [5n, 6n])
     })
 
     it('slash reverts ZeroAddress for a zero recipient', async () => {

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict'
 
 import {type Address, encodeErrorResult, encodeFunctionData, parseEther, zeroAddress, zeroHash} from 'viem'
 
-import {deployContracts} from '../../src/chain/deployContracts.js'
+import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
 import {roleRegistryAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {
   advanceTime,
   type Chain,
+  configWrite,
   expectEvents,
   expectNetFlows,
   expectRevert,
@@ -14,25 +15,28 @@ import {
   latestTimestamp,
   marketWrite,
   mineAt,
-  normalize,
   registryWrite,
   stakeOf,
   type TxResult,
   useChain,
 } from './helpers/chain.js'
 import {
+  commitArgs,
   defaultTask,
   deployProxy,
   driveTask,
+  passWindows,
   proof,
   type Proxy,
   proxyCall,
   proxyRead,
   proxySetAcceptEther,
   proxySetReentry,
+  rejection,
   Status,
   submitTask,
   taskAt,
+  verdictArgs,
 } from './helpers/tasks.js'
 
 const ether = parseEther
@@ -40,21 +44,27 @@ const STAKE = ether('5')
 const SOLVER_STAKE = ether('1')
 const VERIFIER_STAKE = ether('0.5')
 const {escrow, solverReward, verifierReward} = defaultTask
+/** 5% of each fee goes to the jackpot (taxBps 500). */
+const SOLVER_TAX = ether('0.075')
+const VERIFIER_TAX = ether('0.025')
 /** A task whose verifierReward (1.5 ether) exceeds the solver stake (1 ether): a rejection pays 0.5 from escrow. */
 const SHORTFALL_TASK = {escrow: ether('3'), solverReward: ether('0.5'), verifierReward: ether('1.5'), shortfall: ether('0.5')}
 
 /**
- * Where every wei goes: exact payouts and stake movements for settlement (accepted, rejected) and the four
- * expiry paths. Every transaction is also checked for conservation by the helpers (tracked balances +
- * contract balances + gas unchanged; totalStaked == registry balance == sum of stakes; totalEscrow == market
- * balance).
+ * Where every wei goes: exact payouts, taxes and stake movements for settlement (accepted, rejected) and the four
+ * expiry paths. Every transaction is also checked for conservation by the helpers (tracked balances + contract
+ * balances + gas unchanged; registry balance == totalStaked + totalBurned, totalStaked == sum of stakes; market
+ * balance == totalEscrow + jackpot).
  */
 describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
-  const ctx = useChain({stake: STAKE, params: {solverStake: SOLVER_STAKE, verifierStake: VERIFIER_STAKE, challengeWindow: 5n}})
-  const totalStaked = () => ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'totalStaked'})
-  const totalEscrow = () => ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'totalEscrow'})
+  const ctx = useChain({stake: STAKE})
+  const read = (functionName: 'totalEscrow' | 'jackpot') => ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName})
+  const registryRead = (functionName: 'totalStaked' | 'totalBurned') =>
+    ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName})
   const wasRejected = (id: bigint, solver: Address) =>
     ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'wasRejected', args: [id, solver]})
+  const setParams = (change: Partial<typeof defaultProtocolParams>) =>
+    configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, ...change}])
 
   async function expectStakes(expected: [Address, bigint, bigint][]): Promise<void> {
     for (const [account, freeStake, locked] of expected) {
@@ -63,8 +73,8 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
     }
   }
 
-  describe('settle', () => {
-    it('accepted: solver gets solverReward, verifier verifierReward, submitter the rest; both stakes unlocked', async () => {
+  describe('settle: an accepted task', () => {
+    it('pays each fee less 5% tax into the jackpot, refunds the rest to the submitter and unlocks both stakes', async () => {
       const {submitter, solver, verifier, other, treasury} = ctx.actors
       const results: TxResult[] = []
       const id = await taskAt(ctx, 'Verified', {accepted: true, collect: results})
@@ -72,28 +82,32 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         [solver.address, STAKE - SOLVER_STAKE, SOLVER_STAKE],
         [verifier.address, STAKE - VERIFIER_STAKE, VERIFIER_STAKE],
       ])
-      const stakedBefore = await totalStaked()
-      await advanceTime(ctx, 6)
+      const stakedBefore = await registryRead('totalStaked')
+      await passWindows(ctx, id)
       const settled = await marketWrite(ctx, other, 'settle', [id])
       results.push(settled)
 
       const refund = escrow - solverReward - verifierReward
       expectEvents(settled.events, [
-        {eventName: 'TaskSettled', args: {id, accepted: true, solverPaid: solverReward, verifierPaid: verifierReward, refunded: refund}},
+        {
+          eventName: 'TaskSettled',
+          args: {id, accepted: true, solverPaid: solverReward - SOLVER_TAX, verifierPaid: verifierReward - VERIFIER_TAX, refunded: refund, tax: SOLVER_TAX + VERIFIER_TAX},
+        },
         {eventName: 'Unlocked', args: {account: solver.address, amount: SOLVER_STAKE}},
         {eventName: 'Unlocked', args: {account: verifier.address, amount: VERIFIER_STAKE}},
       ])
       expectNetFlows([settled], [
-        [solver.address, solverReward],
-        [verifier.address, verifierReward],
+        [solver.address, solverReward - SOLVER_TAX],
+        [verifier.address, verifierReward - VERIFIER_TAX],
         [submitter.address, refund],
-        [ctx.system.market, -escrow],
+        [ctx.system.market, -(escrow - SOLVER_TAX - VERIFIER_TAX)],
       ])
-      // Over the whole life of the task: the submitter paid exactly the two rewards.
+      // Over the whole life of the task: the submitter paid exactly the two rewards, the jackpot kept the tax.
       expectNetFlows(results, [
         [submitter.address, -(solverReward + verifierReward)],
-        [solver.address, solverReward],
-        [verifier.address, verifierReward],
+        [solver.address, solverReward - SOLVER_TAX],
+        [verifier.address, verifierReward - VERIFIER_TAX],
+        [ctx.system.market, SOLVER_TAX + VERIFIER_TAX],
         [treasury.address, 0n],
       ])
       await expectStakes([
@@ -101,39 +115,76 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         [verifier.address, STAKE, 0n],
         [treasury.address, 0n, 0n],
       ])
-      assert.equal(await totalStaked(), stakedBefore)
-      assert.equal(await totalEscrow(), 0n)
+      assert.equal(await registryRead('totalStaked'), stakedBefore)
+      assert.equal(await read('totalEscrow'), 0n)
+      assert.equal(await read('jackpot'), SOLVER_TAX + VERIFIER_TAX)
       assert.equal((await getTask(ctx, id)).status, Status.Settled)
+    })
+
+    for (const [what, taxBps, reward, tax] of [
+      ['19 wei at 5% is taxed 0 (rounded down)', 500, 19n, 0n],
+      ['20 wei at 5% is taxed 1 wei', 500, 20n, 1n],
+      ['a tax of 0 bps takes nothing', 0, ether('1'), 0n],
+      ['a tax of 10000 bps takes the whole fee (nothing is sent)', 10000, ether('1'), ether('1')],
+    ] as const) {
+      it(`tax: ${what}`, async () => {
+        await setParams({taxBps})
+        const id = await taskAt(ctx, 'Verified', {solverReward: reward, verifierReward: reward, escrow: 2n * reward})
+        await passWindows(ctx, id)
+        const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+        expectNetFlows([settled], [
+          [ctx.actors.solver.address, reward - tax],
+          [ctx.actors.verifier.address, reward - tax],
+          [ctx.system.market, -(2n * reward - 2n * tax)],
+        ])
+        assert.equal(await read('jackpot'), 2n * tax)
+      })
+    }
+
+    it('fundJackpot adds to the jackpot (anyone, any amount) and taxes add on top', async () => {
+      const {other, submitter} = ctx.actors
+      const funded = await marketWrite(ctx, other, 'fundJackpot', [], {value: ether('0.3')})
+      expectEvents(funded.events, [{eventName: 'JackpotFunded', args: {from: other.address, amount: ether('0.3'), jackpot: ether('0.3')}}])
+      expectNetFlows([funded], [
+        [other.address, -ether('0.3')],
+        [ctx.system.market, ether('0.3')],
+      ])
+      await marketWrite(ctx, submitter, 'fundJackpot', [], {value: 1n})
+      const id = await taskAt(ctx, 'Verified')
+      await passWindows(ctx, id)
+      await marketWrite(ctx, other, 'settle', [id])
+      assert.equal(await read('jackpot'), ether('0.3') + 1n + SOLVER_TAX + VERIFIER_TAX)
+      assert.equal(await read('totalEscrow'), 0n)
     })
 
     it('pays nothing to a zero reward, so a recipient that rejects ether cannot block a zero-reward settlement', async () => {
       const proxy = await proxySolver(ctx)
       const id = await proxyTaskAtVerified(ctx, proxy, {solverReward: 0n})
       await proxySetAcceptEther(ctx, proxy, false)
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       expectNetFlows([settled], [
-        [ctx.actors.verifier.address, verifierReward],
+        [ctx.actors.verifier.address, verifierReward - VERIFIER_TAX],
         [ctx.actors.submitter.address, escrow - verifierReward],
-        [ctx.system.market, -escrow],
+        [ctx.system.market, -(escrow - VERIFIER_TAX)],
       ])
       assert.equal((await stakeOf(ctx, proxy.address)).free, ether('2'))
     })
 
-    it('reverts TransferFailed(solver, solverReward) when the solver rejects ether; settles once it accepts', async () => {
+    it('reverts TransferFailed(solver, paid) when the solver rejects ether; settles once it accepts', async () => {
       const proxy = await proxySolver(ctx)
       const id = await proxyTaskAtVerified(ctx, proxy)
       await proxySetAcceptEther(ctx, proxy, false)
-      await advanceTime(ctx, 6)
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, solverReward])
+      await passWindows(ctx, id)
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, solverReward - SOLVER_TAX])
       assert.equal((await getTask(ctx, id)).status, Status.Verified)
       await proxySetAcceptEther(ctx, proxy, true)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       expectNetFlows([settled], [
-        [proxy.address, solverReward],
-        [ctx.actors.verifier.address, verifierReward],
+        [proxy.address, solverReward - SOLVER_TAX],
+        [ctx.actors.verifier.address, verifierReward - VERIFIER_TAX],
         [ctx.actors.submitter.address, escrow - solverReward - verifierReward],
-        [ctx.system.market, -escrow],
+        [ctx.system.market, -(escrow - SOLVER_TAX - VERIFIER_TAX)],
       ])
     })
 
@@ -149,13 +200,9 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         escrow,
       )
       const id = submitted.events.find((event) => event.eventName === 'TaskSubmitted')!.args.id as bigint
-      await marketWrite(ctx, ctx.actors.solver, 'claimTask', [id])
-      await marketWrite(ctx, ctx.actors.solver, 'commitProof', [id, proof.root, proof.manifest, 3])
-      await ctx.test.mine({blocks: 1})
-      await marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id])
-      await marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, true, proof.report, proof.distance])
+      await driveTask(ctx, id, 'Verified')
       await proxySetAcceptEther(ctx, proxy, false)
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, escrow - solverReward - verifierReward])
     })
 
@@ -163,7 +210,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const proxy = await proxySolver(ctx)
       const id = await proxyTaskAtVerified(ctx, proxy)
       await proxySetReentry(ctx, proxy, ctx.system.market, encodeFunctionData({abi: taskMarketAbi, functionName: 'settle', args: [id]}))
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       assert.equal(await proxyRead(ctx, proxy, 'reentryAttempted'), true)
       assert.equal(await proxyRead(ctx, proxy, 'lastReentryOk'), false)
@@ -172,57 +219,42 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         encodeErrorResult({abi: taskMarketAbi, errorName: 'InvalidStatus', args: [id, Status.Settled]}),
       )
       expectNetFlows([settled], [
-        [proxy.address, solverReward],
-        [ctx.actors.verifier.address, verifierReward],
+        [proxy.address, solverReward - SOLVER_TAX],
+        [ctx.actors.verifier.address, verifierReward - VERIFIER_TAX],
         [ctx.actors.submitter.address, escrow - solverReward - verifierReward],
-        [ctx.system.market, -escrow],
+        [ctx.system.market, -(escrow - SOLVER_TAX - VERIFIER_TAX)],
       ])
-      assert.equal(await totalEscrow(), 0n)
+      assert.equal(await read('totalEscrow'), 0n)
     })
   })
 
   describe('settle: a rejection slashes the solver, makes the submitter whole and reopens the task', () => {
-    /** Deploys another wired system with these stakes; registers solver (2 ether) and verifier (`verifierStake`). */
-    async function deploySystem(params: {solverStake: bigint; verifierStake?: bigint}) {
-      const {solver, verifier, treasury} = ctx.actors
-      const deployed = await deployContracts({
-        publicClient: ctx.publicClient,
-        walletClient: ctx.actors.deployer.wallet,
-        params: {treasury: treasury.address, solverStake: params.solverStake, verifierStake: params.verifierStake ?? 3n, challengeWindow: 1n},
-      })
-      const system = {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds}
-      ctx.systems.push(system)
-      await registryWrite(ctx, solver, 'register', [1], {value: ether('2'), address: system.registry})
-      await registryWrite(ctx, verifier, 'register', [2], {value: params.verifierStake ?? 3n, address: system.registry})
-      return system
-    }
-
-    it('default split (S = 1 ether, verifierReward = 0.5 ether): fee 0.5 + bounty 0.25 to the verifier, 0.25 to the treasury; no ether moves', async () => {
+    it('default split (S = 1 ether, verifierReward = 0.5): fee 0.5, then 0.5 split 50/30/20: 0.25 to the verifier, 0.15 to the treasury, 0.1 burned', async () => {
       const {submitter, solver, verifier, other, treasury} = ctx.actors
       const results: TxResult[] = []
       const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
       const verified = await getTask(ctx, id)
       assert.equal(verified.distance, proof.distance)
-      const stakedBefore = await totalStaked()
-      await advanceTime(ctx, 6)
+      const stakedBefore = await registryRead('totalStaked')
+      await passWindows(ctx, id)
       const settled = await marketWrite(ctx, other, 'settle', [id])
       results.push(settled)
       const now = await latestTimestamp(ctx)
 
-      // The worked example of docs/design.md, in wei.
-      const fee = 500_000_000_000_000_000n
-      const bounty = 250_000_000_000_000_000n
-      const toTreasury = 250_000_000_000_000_000n
-      assert.equal(fee, verifierReward)
-      assert.equal(fee + bounty + toTreasury, SOLVER_STAKE)
+      const fee = ether('0.5')
+      const [toWinner, toTreasury, burned] = [ether('0.25'), ether('0.15'), ether('0.1')]
+      assert.equal(fee + toWinner + toTreasury + burned, SOLVER_STAKE)
       expectEvents(settled.events, [
         {
           eventName: 'TaskRejected',
-          args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: fee + bounty, treasuryPaid: toTreasury, attempts: 1},
+          args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: fee + toWinner, treasuryPaid: toTreasury, burned, attempts: 1},
         },
         {eventName: 'TaskReopened', args: {id, claimDeadline: now + defaultTask.claimTimeout}},
-        {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: fee + bounty}},
+        {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: fee}},
+        {eventName: 'StakeSlashed', args: {id, account: solver.address, winner: verifier.address, amount: ether('0.5'), toWinner, toTreasury, burned}},
+        {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: toWinner}},
         {eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: toTreasury}},
+        {eventName: 'Burned', args: {from: solver.address, amount: burned}},
         {eventName: 'Unlocked', args: {account: verifier.address, amount: VERIFIER_STAKE}},
       ])
       // The rejection moves no ether: the verifier is paid in stake, and the escrow stays for the next solver.
@@ -233,72 +265,80 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       ])
       await expectStakes([
         [solver.address, STAKE - SOLVER_STAKE, 0n],
-        [verifier.address, STAKE + fee + bounty, 0n],
+        [verifier.address, STAKE + fee + toWinner, 0n],
         [treasury.address, toTreasury, 0n],
       ])
-      assert.equal(await totalStaked(), stakedBefore, 'slashing moves stake inside the registry only')
-      assert.equal(await totalEscrow(), escrow)
+      assert.equal(await registryRead('totalStaked'), stakedBefore - burned)
+      assert.equal(await registryRead('totalBurned'), burned)
+      assert.equal(await read('totalEscrow'), escrow)
 
       // Reopened: a fresh Submitted task apart from attempts, escrow and the deadline.
-      assert.deepEqual(await getTask(ctx, id), {
-        ...verified,
-        status: Status.Submitted,
-        solver: zeroAddress,
-        verifier: zeroAddress,
-        accepted: false,
+      const {submittedAt, specHash, claimTimeout, trainingTimeout, verificationTimeout} = verified
+      const reopened = await getTask(ctx, id)
+      assert.deepEqual(reopened, {
+        ...(await freshTask(id)),
+        submittedAt,
+        specHash,
+        claimTimeout,
+        trainingTimeout,
+        verificationTimeout,
         attempts: 1,
         deadline: now + defaultTask.claimTimeout,
-        commitBlock: 0n,
-        checkpointCount: 0,
-        proofRoot: zeroHash,
-        manifestHash: zeroHash,
-        randomness: zeroHash,
-        reportHash: zeroHash,
-        distance: 0n,
       })
       assert.equal(await wasRejected(id, solver.address), true)
       assert.equal(await wasRejected(id, verifier.address), false)
     })
 
-    it('an odd remainder: the verifier bounty is rounded down, the treasury gets the extra wei', async () => {
+    it('an odd remainder is burned: S = 1 ether + 1 wei leaves 0.5 ether + 1 wei to split, the wei is burned', async () => {
       const {solver, verifier, other, treasury} = ctx.actors
-      const oddStake = ether('1') + 1n
-      const system = await deploySystem({solverStake: oddStake})
-      const id = await taskAt(ctx, 'Verified', {accepted: false, market: system.market})
-      await advanceTime(ctx, 2)
-      const settled = await marketWrite(ctx, other, 'settle', [id], {address: system.market})
-      // S - fee = 0.5 ether + 1 wei: bounty 0.25 ether, treasury 0.25 ether + 1 wei.
-      expectEvents(settled.events.slice(2, 4), [
-        {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: verifierReward + ether('0.25')}},
-        {eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: ether('0.25') + 1n}},
+      await setParams({solverStake: ether('1') + 1n})
+      const id = await taskAt(ctx, 'Verified', {accepted: false})
+      await passWindows(ctx, id)
+      const settled = await marketWrite(ctx, other, 'settle', [id])
+      expectEvents(settled.events.slice(3, 4), [
+        {
+          eventName: 'StakeSlashed',
+          args: {id, account: solver.address, winner: verifier.address, amount: ether('0.5') + 1n, toWinner: ether('0.25'), toTreasury: ether('0.15'), burned: ether('0.1') + 1n},
+        },
       ])
       expectNetFlows([settled], [])
-      assert.equal((await stakeOf(ctx, verifier.address, system.registry)).free, 3n + ether('0.75'))
-      assert.equal((await stakeOf(ctx, treasury.address, system.registry)).free, ether('0.25') + 1n)
-      assert.deepEqual(await stakeOf(ctx, solver.address, system.registry), {free: ether('2') - oddStake, locked: 0n, unbonding: 0n, releaseAt: 0n})
+      assert.equal((await stakeOf(ctx, verifier.address)).free, STAKE + ether('0.75'))
+      assert.equal((await stakeOf(ctx, treasury.address)).free, ether('0.15'))
+      assert.equal(await registryRead('totalBurned'), ether('0.1') + 1n)
     })
 
-    for (const [label, solverStake, toVerifier, toTreasury] of [
-      ['S == verifierReward: all of it is the fee, no bounty, nothing to the treasury (no second Slashed)', ether('0.5'), ether('0.5'), 0n],
-      ['S == verifierReward + 1 wei: the wei left goes to the treasury (the bounty rounds to 0)', ether('0.5') + 1n, ether('0.5'), 1n],
-      ['S == verifierReward + 2 wei: 1 wei bounty, 1 wei treasury', ether('0.5') + 2n, ether('0.5') + 1n, 1n],
+    for (const [what, solverStake, split] of [
+      ['S == verifierReward: all of it is the fee, nothing to split (no StakeSlashed)', ether('0.5'), undefined],
+      ['S == verifierReward + 1 wei: the wei is burned', ether('0.5') + 1n, [0n, 0n, 1n]],
+      ['S == verifierReward + 10 wei: 5 to the verifier, 3 to the treasury, 2 burned', ether('0.5') + 10n, [5n, 3n, 2n]],
     ] as const) {
-      it(label, async () => {
+      it(what, async () => {
         const {solver, verifier, other, treasury} = ctx.actors
-        const system = await deploySystem({solverStake})
-        const id = await taskAt(ctx, 'Verified', {accepted: false, market: system.market})
-        await advanceTime(ctx, 2)
-        const settled = await marketWrite(ctx, other, 'settle', [id], {address: system.market})
+        await setParams({solverStake})
+        const id = await taskAt(ctx, 'Verified', {accepted: false})
+        await passWindows(ctx, id)
+        const settled = await marketWrite(ctx, other, 'settle', [id])
         const now = await latestTimestamp(ctx)
+        const [toWinner, toTreasury, burned] = split ?? [0n, 0n, 0n]
         expectEvents(settled.events, [
-          {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: solverStake, verifierPaid: toVerifier, treasuryPaid: toTreasury, attempts: 1}},
+          {
+            eventName: 'TaskRejected',
+            args: {id, solver: solver.address, slashed: solverStake, verifierPaid: verifierReward + toWinner, treasuryPaid: toTreasury, burned, attempts: 1},
+          },
           {eventName: 'TaskReopened', args: {id, claimDeadline: now + defaultTask.claimTimeout}},
-          {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: toVerifier}},
-          ...(toTreasury === 0n ? [] : [{eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: toTreasury}}]),
-          {eventName: 'Unlocked', args: {account: verifier.address, amount: 3n}},
+          {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: verifierReward}},
+          ...(split
+            ? [
+                {eventName: 'StakeSlashed', args: {id, account: solver.address, winner: verifier.address, amount: solverStake - verifierReward, toWinner, toTreasury, burned}},
+                ...(toWinner ? [{eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: toWinner}}] : []),
+                ...(toTreasury ? [{eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: toTreasury}}] : []),
+                {eventName: 'Burned', args: {from: solver.address, amount: burned}},
+              ]
+            : []),
+          {eventName: 'Unlocked', args: {account: verifier.address, amount: VERIFIER_STAKE}},
         ])
         expectNetFlows([settled], [])
-        assert.equal((await getTask(ctx, id, system.market)).escrow, escrow)
+        assert.equal((await getTask(ctx, id)).escrow, escrow)
       })
     }
 
@@ -306,67 +346,97 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const {submitter, solver, verifier, verifier2, other, treasury} = ctx.actors
       const solverStake = ether('0.2')
       const shortfall = verifierReward - solverStake
-      const system = await deploySystem({solverStake})
-      await registryWrite(ctx, verifier2, 'register', [2], {value: 3n, address: system.registry})
-      await registryWrite(ctx, other, 'register', [1], {value: ether('1'), address: system.registry})
+      await setParams({solverStake})
+      await registryWrite(ctx, other, 'register', [1], {value: ether('1')})
       const results: TxResult[] = []
-      const id = await taskAt(ctx, 'Verified', {accepted: false, market: system.market, collect: results})
-      await advanceTime(ctx, 2)
-      const settled = await marketWrite(ctx, other, 'settle', [id], {address: system.market})
+      const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
+      await passWindows(ctx, id)
+      const settled = await marketWrite(ctx, other, 'settle', [id])
       results.push(settled)
       const now = await latestTimestamp(ctx)
       expectEvents(settled.events, [
-        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: solverStake, verifierPaid: verifierReward, treasuryPaid: 0n, attempts: 1}},
+        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: solverStake, verifierPaid: verifierReward, treasuryPaid: 0n, burned: 0n, attempts: 1}},
         {eventName: 'TaskReopened', args: {id, claimDeadline: now + defaultTask.claimTimeout}},
         {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: solverStake}},
-        {eventName: 'Unlocked', args: {account: verifier.address, amount: 3n}},
+        {eventName: 'Unlocked', args: {account: verifier.address, amount: VERIFIER_STAKE}},
       ])
       expectNetFlows([settled], [
         [verifier.address, shortfall],
-        [system.market, -shortfall],
+        [ctx.system.market, -shortfall],
       ])
-      const reopened = await getTask(ctx, id, system.market)
+      const reopened = await getTask(ctx, id)
       assert.equal(reopened.escrow, escrow - shortfall)
       assert.equal(reopened.verifierReward, verifierReward)
-      assert.equal(await ctx.publicClient.readContract({address: system.market, abi: taskMarketAbi, functionName: 'totalEscrow'}), escrow - shortfall)
-      assert.equal((await stakeOf(ctx, verifier.address, system.registry)).free, 3n + solverStake)
-      assert.equal((await stakeOf(ctx, treasury.address, system.registry)).free, 0n)
+      assert.equal(await read('totalEscrow'), escrow - shortfall)
+      assert.equal((await stakeOf(ctx, verifier.address)).free, STAKE + solverStake)
+      assert.equal((await stakeOf(ctx, treasury.address)).free, 0n)
 
       // 2.7 ether still covers both rewards: the next attempt is accepted and the refund is what is left.
-      await driveTask(ctx, id, 'Verified', {solver: other, verifier: verifier2, market: system.market, collect: results})
-      await advanceTime(ctx, 2)
-      const accepted = await marketWrite(ctx, ctx.actors.deployer, 'settle', [id], {address: system.market})
+      await driveTask(ctx, id, 'Verified', {solver: other, verifier: verifier2, collect: results})
+      await passWindows(ctx, id)
+      const accepted = await marketWrite(ctx, ctx.actors.deployer, 'settle', [id])
       results.push(accepted)
       expectEvents(accepted.events.slice(0, 1), [
         {
           eventName: 'TaskSettled',
-          args: {id, accepted: true, solverPaid: solverReward, verifierPaid: verifierReward, refunded: escrow - shortfall - solverReward - verifierReward},
+          args: {
+            id,
+            accepted: true,
+            solverPaid: solverReward - SOLVER_TAX,
+            verifierPaid: verifierReward - VERIFIER_TAX,
+            refunded: escrow - shortfall - solverReward - verifierReward,
+            tax: SOLVER_TAX + VERIFIER_TAX,
+          },
         },
       ])
       // Over the task's life the submitter paid both rewards plus the shortfall, and nothing else.
       expectNetFlows(results, [
         [submitter.address, -(solverReward + verifierReward + shortfall)],
         [verifier.address, shortfall],
-        [verifier2.address, verifierReward],
-        [other.address, solverReward],
+        [verifier2.address, verifierReward - VERIFIER_TAX],
+        [other.address, solverReward - SOLVER_TAX],
+        [ctx.system.market, SOLVER_TAX + VERIFIER_TAX],
       ])
     })
 
     it('S == 0: the whole verifierReward comes from the escrow and nothing is slashed', async () => {
       const {solver, verifier, other} = ctx.actors
-      const system = await deploySystem({solverStake: 0n})
-      const id = await taskAt(ctx, 'Verified', {accepted: false, market: system.market})
-      await advanceTime(ctx, 2)
-      const settled = await marketWrite(ctx, other, 'settle', [id], {address: system.market})
+      await setParams({solverStake: 0n})
+      const id = await taskAt(ctx, 'Verified', {accepted: false})
+      await passWindows(ctx, id)
+      const settled = await marketWrite(ctx, other, 'settle', [id])
       assert.deepEqual(
         settled.events.map((event) => event.eventName),
         ['TaskRejected', 'TaskReopened', 'Unlocked'],
       )
-      assert.deepEqual(normalize(settled.events[0]?.args), normalize({id, solver: solver.address, slashed: 0n, verifierPaid: verifierReward, treasuryPaid: 0n, attempts: 1}))
+      expectEvents(settled.events.slice(0, 1), [
+        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: 0n, verifierPaid: verifierReward, treasuryPaid: 0n, burned: 0n, attempts: 1}},
+      ])
       expectNetFlows([settled], [
         [verifier.address, verifierReward],
-        [system.market, -verifierReward],
+        [ctx.system.market, -verifierReward],
       ])
+    })
+
+    it('stakes are snapshotted: a config change after the claims slashes and unlocks exactly what was locked', async () => {
+      const {solver, verifier, other, treasury} = ctx.actors
+      const id = await taskAt(ctx, 'Verified', {accepted: false})
+      await setParams({solverStake: ether('3'), verifierStake: ether('2')})
+      await passWindows(ctx, id)
+      await marketWrite(ctx, other, 'settle', [id])
+      await expectStakes([
+        [solver.address, STAKE - SOLVER_STAKE, 0n],
+        [verifier.address, STAKE + ether('0.75'), 0n],
+        [treasury.address, ether('0.15'), 0n],
+      ])
+      // And an accepted one unlocks the old amounts.
+      await setParams({})
+      const accepted = await taskAt(ctx, 'Verified', {solver: ctx.actors.solver, verifier: ctx.actors.verifier2})
+      await setParams({solverStake: 1n, verifierStake: 1n})
+      await passWindows(ctx, accepted)
+      await marketWrite(ctx, other, 'settle', [accepted])
+      assert.equal((await stakeOf(ctx, solver.address)).locked, 0n)
+      assert.equal((await stakeOf(ctx, ctx.actors.verifier2.address)).locked, 0n)
     })
 
     it('the next solver starts on a fresh claim deadline (even past the original one) and, if accepted, the submitter has paid exactly the two rewards', async () => {
@@ -376,6 +446,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
       const originalClaimDeadline = (await getTask(ctx, id)).submittedAt + defaultTask.claimTimeout
       await advanceTime(ctx, defaultTask.claimTimeout + 50n)
+      await passWindows(ctx, id)
       results.push(await marketWrite(ctx, verifier2, 'settle', [id]))
       const {deadline} = await getTask(ctx, id)
       assert.ok(deadline > originalClaimDeadline + 50n)
@@ -383,24 +454,31 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
       // verifier2 verifies the second attempt: a rejected attempt's verifier may verify again, but need not.
       await driveTask(ctx, id, 'Verified', {solver: other, verifier: verifier2, accepted: true, collect: results})
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       const settled = await marketWrite(ctx, verifier, 'settle', [id])
       results.push(settled)
       expectEvents(settled.events, [
         {
           eventName: 'TaskSettled',
-          args: {id, accepted: true, solverPaid: solverReward, verifierPaid: verifierReward, refunded: escrow - solverReward - verifierReward},
+          args: {
+            id,
+            accepted: true,
+            solverPaid: solverReward - SOLVER_TAX,
+            verifierPaid: verifierReward - VERIFIER_TAX,
+            refunded: escrow - solverReward - verifierReward,
+            tax: SOLVER_TAX + VERIFIER_TAX,
+          },
         },
         {eventName: 'Unlocked', args: {account: other.address, amount: SOLVER_STAKE}},
         {eventName: 'Unlocked', args: {account: verifier2.address, amount: VERIFIER_STAKE}},
       ])
       expectNetFlows(results, [
         [submitter.address, -(solverReward + verifierReward)],
-        [other.address, solverReward],
-        [verifier2.address, verifierReward],
+        [other.address, solverReward - SOLVER_TAX],
+        [verifier2.address, verifierReward - VERIFIER_TAX],
         [verifier.address, 0n],
         [solver.address, 0n],
-        [ctx.system.market, 0n],
+        [ctx.system.market, SOLVER_TAX + VERIFIER_TAX],
       ])
       const task = await getTask(ctx, id)
       assert.equal(task.status, Status.Settled)
@@ -408,18 +486,18 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       await expectStakes([
         [solver.address, STAKE - SOLVER_STAKE, 0n],
         [verifier.address, STAKE + ether('0.75'), 0n],
-        [treasury.address, ether('0.25'), 0n],
+        [treasury.address, ether('0.15'), 0n],
         [other.address, STAKE, 0n],
         [verifier2.address, STAKE, 0n],
       ])
-      assert.equal(await totalEscrow(), 0n)
+      assert.equal(await read('totalEscrow'), 0n)
     })
 
     it('a reopened task nobody claims expires after its fresh deadline with the whole escrow refunded', async () => {
       const {submitter, other} = ctx.actors
       const results: TxResult[] = []
       const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       results.push(await marketWrite(ctx, other, 'settle', [id]))
       const {deadline} = await getTask(ctx, id)
       await expectRevert(marketWrite(ctx, other, 'expire', [id]), 'DeadlineNotReached', [id, deadline])
@@ -431,7 +509,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         [submitter.address, 0n],
         [ctx.system.market, 0n],
       ])
-      assert.equal(await totalEscrow(), 0n)
+      assert.equal(await read('totalEscrow'), 0n)
     })
 
     it('a task exhausted by shortfalls cannot be claimed, and expires with what is left', async () => {
@@ -441,9 +519,9 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const task = {escrow: ether('2'), solverReward: ether('0.5'), verifierReward: ether('1.5')}
       const results: TxResult[] = []
       const id = await taskAt(ctx, 'Verified', {...task, accepted: false, collect: results})
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       results.push(await marketWrite(ctx, other, 'settle', [id]))
-      await expectRevert(marketWrite(ctx, other, 'claimTask', [id]), 'EscrowExhausted', [id, ether('1.5'), ether('2')])
+      await expectRevert(marketWrite(ctx, other, 'claimTask', [id, zeroHash]), 'EscrowExhausted', [id, ether('1.5'), ether('2')])
       await advanceTime(ctx, defaultTask.claimTimeout + 1n)
       const expired = await marketWrite(ctx, other, 'expire', [id])
       results.push(expired)
@@ -454,27 +532,30 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         [ctx.system.market, 0n],
       ])
       assert.equal((await stakeOf(ctx, verifier.address)).free, STAKE + SOLVER_STAKE)
-      assert.equal(await totalEscrow(), 0n)
+      assert.equal(await read('totalEscrow'), 0n)
     })
 
     it('two rejections: attempts counts them and both solvers are barred from the task', async () => {
       const {solver, verifier, verifier2, other} = ctx.actors
       await registryWrite(ctx, other, 'register', [1], {value: STAKE})
       const id = await taskAt(ctx, 'Verified', {accepted: false})
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       await marketWrite(ctx, verifier2, 'settle', [id])
       await driveTask(ctx, id, 'Verified', {solver: other, verifier: verifier2, accepted: false})
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       const second = await marketWrite(ctx, verifier, 'settle', [id])
-      assert.equal(second.events[0]?.eventName, 'TaskRejected')
-      assert.equal(second.events[0]?.args.attempts, 2)
-      assert.equal(normalize(second.events[0]?.args.solver), other.address)
+      expectEvents(second.events.slice(0, 1), [
+        {
+          eventName: 'TaskRejected',
+          args: {id, solver: other.address, slashed: SOLVER_STAKE, verifierPaid: ether('0.75'), treasuryPaid: ether('0.15'), burned: ether('0.1'), attempts: 2},
+        },
+      ])
       assert.equal((await getTask(ctx, id)).attempts, 2)
       for (const barred of [solver, other]) {
         assert.equal(await wasRejected(id, barred.address), true)
-        await expectRevert(marketWrite(ctx, barred, 'claimTask', [id]), 'SolverRejected', [id, barred.address])
+        await expectRevert(marketWrite(ctx, barred, 'claimTask', [id, zeroHash]), 'SolverRejected', [id, barred.address])
       }
-      assert.equal(await totalEscrow(), escrow)
+      assert.equal(await read('totalEscrow'), escrow)
     })
 
     it('a submitter that rejects ether cannot block a rejection: it is paid nothing', async () => {
@@ -483,7 +564,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const id = submitted.events.find((event) => event.eventName === 'TaskSubmitted')!.args.id as bigint
       await driveTask(ctx, id, 'Verified', {accepted: false})
       await proxySetAcceptEther(ctx, proxy, false)
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       expectNetFlows([settled], [])
       assert.equal((await getTask(ctx, id)).status, Status.Submitted)
@@ -493,7 +574,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const proxy = await proxyVerifier(ctx)
       const id = await proxyVerifiedRejection(ctx, proxy)
       await proxySetAcceptEther(ctx, proxy, false)
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, SHORTFALL_TASK.shortfall])
       assert.equal((await getTask(ctx, id)).status, Status.Verified)
       await proxySetAcceptEther(ctx, proxy, true)
@@ -508,7 +589,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const proxy = await proxyVerifier(ctx)
       const id = await proxyVerifiedRejection(ctx, proxy)
       await proxySetReentry(ctx, proxy, ctx.system.market, encodeFunctionData({abi: taskMarketAbi, functionName: 'settle', args: [id]}))
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       assert.equal(await proxyRead(ctx, proxy, 'reentryAttempted'), true)
       assert.equal(await proxyRead(ctx, proxy, 'lastReentryOk'), false)
@@ -520,14 +601,14 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         [proxy.address, SHORTFALL_TASK.shortfall],
         [ctx.system.market, -SHORTFALL_TASK.shortfall],
       ])
-      assert.equal(await totalEscrow(), SHORTFALL_TASK.escrow - SHORTFALL_TASK.shortfall)
+      assert.equal(await read('totalEscrow'), SHORTFALL_TASK.escrow - SHORTFALL_TASK.shortfall)
     })
 
-    it('after a rejection and an expiry everyone withdraws everything: the contracts end empty and each account nets exactly its share', async () => {
+    it('after a rejection and an expiry everyone withdraws everything: the market ends empty, the registry holds only what was burned', async () => {
       const {submitter, solver, verifier, verifier2, other, treasury} = ctx.actors
       const results: TxResult[] = []
       const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
-      await advanceTime(ctx, 6)
+      await passWindows(ctx, id)
       results.push(await marketWrite(ctx, other, 'settle', [id]))
       await advanceTime(ctx, defaultTask.claimTimeout + 1n)
       results.push(await marketWrite(ctx, other, 'expire', [id]))
@@ -538,17 +619,18 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       await advanceTime(ctx, ctx.params.unbondingDelay)
       for (const account of [solver, verifier, verifier2, treasury]) results.push(await registryWrite(ctx, account, 'withdraw', []))
 
-      assert.equal(await ctx.publicClient.getBalance({address: ctx.system.registry}), 0n)
+      assert.equal(await ctx.publicClient.getBalance({address: ctx.system.registry}), ether('0.1'))
+      assert.equal(await registryRead('totalBurned'), ether('0.1'))
       assert.equal(await ctx.publicClient.getBalance({address: ctx.system.market}), 0n)
-      assert.equal(await totalStaked(), 0n)
+      assert.equal(await registryRead('totalStaked'), 0n)
       // Registration deposits happened before this test, so withdrawals return them: net of the stake itself.
       expectNetFlows(results, [
         [submitter.address, 0n],
         [solver.address, STAKE - SOLVER_STAKE],
         [verifier.address, STAKE + ether('0.75')],
         [verifier2.address, STAKE],
-        [treasury.address, ether('0.25')],
-        [ctx.system.registry, -(3n * STAKE)],
+        [treasury.address, ether('0.15')],
+        [ctx.system.registry, -(3n * STAKE) + ether('0.1')],
       ])
     })
   })
@@ -568,18 +650,20 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       ])
       expectNetFlows(results, [[submitter.address, 0n]])
       assert.equal((await getTask(ctx, id)).status, Status.Expired)
-      assert.equal(await totalEscrow(), 0n)
+      assert.equal(await read('totalEscrow'), 0n)
     })
 
-    it('Claimed (no proof in time): escrow refunded, the solver stake slashed to the treasury', async () => {
+    it('Claimed (no proof in time): escrow refunded, the solver stake slashed with no winner (80% treasury, 20% burned)', async () => {
       const {submitter, solver, other, treasury} = ctx.actors
       const id = await taskAt(ctx, 'Claimed')
-      const stakedBefore = await totalStaked()
+      const stakedBefore = await registryRead('totalStaked')
       await advanceTime(ctx, defaultTask.trainingTimeout + 1n)
       const expired = await marketWrite(ctx, other, 'expire', [id])
       expectEvents(expired.events, [
         {eventName: 'TaskExpired', args: {id, fromStatus: Status.Claimed, refunded: escrow}},
-        {eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: SOLVER_STAKE}},
+        {eventName: 'StakeSlashed', args: {id, account: solver.address, winner: zeroAddress, amount: SOLVER_STAKE, toWinner: 0n, toTreasury: ether('0.8'), burned: ether('0.2')}},
+        {eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: ether('0.8')}},
+        {eventName: 'Burned', args: {from: solver.address, amount: ether('0.2')}},
       ])
       expectNetFlows([expired], [
         [submitter.address, escrow],
@@ -587,9 +671,9 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       ])
       await expectStakes([
         [solver.address, STAKE - SOLVER_STAKE, 0n],
-        [treasury.address, SOLVER_STAKE, 0n],
+        [treasury.address, ether('0.8'), 0n],
       ])
-      assert.equal(await totalStaked(), stakedBefore)
+      assert.equal(await registryRead('totalStaked'), stakedBefore - ether('0.2'))
     })
 
     it('Committed (no verifier in time): escrow refunded, the solver stake unlocked', async () => {
@@ -611,7 +695,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       ])
     })
 
-    it('Verifying (no verdict in time): escrow refunded, solver stake unlocked, verifier stake slashed to the treasury', async () => {
+    it('Verifying (no verdict in time): escrow refunded, solver stake unlocked, verifier stake slashed with no winner', async () => {
       const {submitter, solver, verifier, other, treasury} = ctx.actors
       const id = await taskAt(ctx, 'Verifying')
       await advanceTime(ctx, defaultTask.verificationTimeout + 1n)
@@ -619,7 +703,9 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       expectEvents(expired.events, [
         {eventName: 'TaskExpired', args: {id, fromStatus: Status.Verifying, refunded: escrow}},
         {eventName: 'Unlocked', args: {account: solver.address, amount: SOLVER_STAKE}},
-        {eventName: 'Slashed', args: {from: verifier.address, to: treasury.address, amount: VERIFIER_STAKE}},
+        {eventName: 'StakeSlashed', args: {id, account: verifier.address, winner: zeroAddress, amount: VERIFIER_STAKE, toWinner: 0n, toTreasury: ether('0.4'), burned: ether('0.1')}},
+        {eventName: 'Slashed', args: {from: verifier.address, to: treasury.address, amount: ether('0.4')}},
+        {eventName: 'Burned', args: {from: verifier.address, amount: ether('0.1')}},
       ])
       expectNetFlows([expired], [
         [submitter.address, escrow],
@@ -628,7 +714,19 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       await expectStakes([
         [solver.address, STAKE, 0n],
         [verifier.address, STAKE - VERIFIER_STAKE, 0n],
-        [treasury.address, VERIFIER_STAKE, 0n],
+        [treasury.address, ether('0.4'), 0n],
+      ])
+    })
+
+    it('expire uses the snapshotted stakes after a config change', async () => {
+      const {solver, verifier, other} = ctx.actors
+      const id = await taskAt(ctx, 'Verifying')
+      await setParams({solverStake: ether('4'), verifierStake: ether('4')})
+      await advanceTime(ctx, defaultTask.verificationTimeout + 1n)
+      await marketWrite(ctx, other, 'expire', [id])
+      await expectStakes([
+        [solver.address, STAKE, 0n],
+        [verifier.address, STAKE - VERIFIER_STAKE, 0n],
       ])
     })
 
@@ -652,17 +750,57 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
     const a = await taskAt(ctx, 'Verified', {escrow: ether('2')})
     const b = await taskAt(ctx, 'Claimed', {escrow: ether('4'), solver: ctx.actors.solver})
     const {id: c} = await submitTask(ctx, {escrow: ether('7')})
-    assert.equal(await totalEscrow(), ether('13'))
+    assert.equal(await read('totalEscrow'), ether('13'))
     await expectStakes([[ctx.actors.solver.address, STAKE - 2n * SOLVER_STAKE, 2n * SOLVER_STAKE]])
     await advanceTime(ctx, defaultTask.trainingTimeout + 1n)
+    await passWindows(ctx, a)
     await marketWrite(ctx, other, 'settle', [a])
-    assert.equal(await totalEscrow(), ether('11'))
+    assert.equal(await read('totalEscrow'), ether('11'))
     await marketWrite(ctx, other, 'expire', [b])
-    assert.equal(await totalEscrow(), ether('7'))
+    assert.equal(await read('totalEscrow'), ether('7'))
     await marketWrite(ctx, other, 'expire', [c])
-    assert.equal(await totalEscrow(), 0n)
+    assert.equal(await read('totalEscrow'), 0n)
     await expectStakes([[ctx.actors.solver.address, STAKE - SOLVER_STAKE, 0n]])
   })
+
+  /** getTask of a Submitted task with every attempt field cleared (for comparing a reopened one). */
+  async function freshTask(id: bigint) {
+    const task = await getTask(ctx, id)
+    return {
+      ...task,
+      status: Status.Submitted,
+      solver: zeroAddress,
+      verifier: zeroAddress,
+      accepted: false,
+      commitBlock: 0n,
+      checkpointCount: 0,
+      proofRoot: zeroHash,
+      manifestHash: zeroHash,
+      randomness: zeroHash,
+      reportHash: zeroHash,
+      distance: 0n,
+      secretHash: zeroHash,
+      seed: zeroHash,
+      sealedHonest: zeroHash,
+      claimBlock: 0n,
+      checkpointInterval: 0n,
+      totalSteps: 0n,
+      forcedErrorBps: 0,
+      forcedRevealed: false,
+      verdictBlock: 0n,
+      challengeEndBlock: 0n,
+      revealEndBlock: 0n,
+      rejectSegment: 0,
+      disputeFiled: false,
+      nextChallenge: 0,
+      rejectReplayHash: zeroHash,
+      rejectStartHash: zeroHash,
+      rejectEndHash: zeroHash,
+      solverLocked: 0n,
+      verifierLocked: 0n,
+      activeDispute: 0n,
+    }
+  }
 })
 
 /** A ProxyActor registered as a solver with 2 ether of stake. */
@@ -675,11 +813,12 @@ async function proxySolver(ctx: Chain): Promise<Proxy> {
 /** Drives a task solved by `proxy` to Verified (accepted). */
 async function proxyTaskAtVerified(ctx: Chain, proxy: Proxy, options: {solverReward?: bigint} = {}): Promise<bigint> {
   const {id} = await submitTask(ctx, options)
-  await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'claimTask', [id])
-  await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'commitProof', [id, proof.root, proof.manifest, 3])
+  await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'claimTask', [id, zeroHash])
+  await ctx.test.mine({blocks: 1})
+  await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'commitProof', commitArgs(id))
   await ctx.test.mine({blocks: 1})
   await marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id])
-  await marketWrite(ctx, ctx.actors.verifier, 'postVerdict', [id, true, proof.report, proof.distance])
+  await marketWrite(ctx, ctx.actors.verifier, 'postVerdict', verdictArgs(id, true))
   return id
 }
 
@@ -694,10 +833,9 @@ async function proxyVerifier(ctx: Chain): Promise<Proxy> {
 async function proxyVerifiedRejection(ctx: Chain, proxy: Proxy): Promise<bigint> {
   const {shortfall: _, ...task} = SHORTFALL_TASK
   const {id} = await submitTask(ctx, task)
-  await marketWrite(ctx, ctx.actors.solver, 'claimTask', [id])
-  await marketWrite(ctx, ctx.actors.solver, 'commitProof', [id, proof.root, proof.manifest, 3])
+  await driveTask(ctx, id, 'Committed')
   await ctx.test.mine({blocks: 1})
   await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'claimVerification', [id])
-  await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'postVerdict', [id, false, proof.report, proof.distance])
+  await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'postVerdict', verdictArgs(id, false, {segment: rejection.segment}))
   return id
 }

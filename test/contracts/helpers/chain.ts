@@ -22,7 +22,14 @@ import {mnemonicToAccount} from 'viem/accounts'
 import {type Anvil, createAnvil} from '../../../src/chain/anvil.js'
 import {createClients, type GensynPublicClient, type GensynWalletClient} from '../../../src/chain/clients.js'
 import {type DeployParams, deployContracts, type ResolvedDeployParams} from '../../../src/chain/deployContracts.js'
-import {roleRegistryAbi, roleRegistryBytecode, taskMarketAbi, thresholdRegistryAbi} from '../../../src/chain/generated/index.js'
+import {
+  pinpointGameAbi,
+  protocolConfigAbi,
+  roleRegistryAbi,
+  roleRegistryBytecode,
+  taskMarketAbi,
+  thresholdRegistryAbi,
+} from '../../../src/chain/generated/index.js'
 
 /** anvil's default dev mnemonic: its accounts are funded at genesis. */
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -30,20 +37,36 @@ export const DEV_MNEMONIC = 'test test test test test test test test test test t
 export const ACTOR_NAMES = ['deployer', 'treasury', 'submitter', 'solver', 'verifier', 'other', 'verifier2', 'marketEoa'] as const
 export type ActorName = (typeof ACTOR_NAMES)[number]
 
+/**
+ * Accounts `useChain({disputeActors: true})` adds (HD indexes from 30, funded with setBalance): three
+ * whistleblowers (WHISTLEBLOWER role) and a second solver, each registered with `stake`.
+ */
+export const DISPUTE_ACTOR_NAMES = ['wb1', 'wb2', 'wb3', 'solver2'] as const
+export type DisputeActorName = (typeof DISPUTE_ACTOR_NAMES)[number]
+const DISPUTE_ACTOR_FIRST_INDEX = 30
+
 export type Actor = {name: string; address: Address; wallet: GensynWalletClient}
 /**
- * A registry, its market and its ThresholdRegistry; `market` is undefined for a bare registry whose market is
- * an EOA, `thresholds` when none was deployed on it.
+ * A registry, its market, its ThresholdRegistry, ProtocolConfig and PinpointGame; `market` is undefined for a
+ * bare registry whose market is an EOA, the others when none was deployed with it.
  */
-export type System = {registry: Address; market?: Address | undefined; thresholds?: Address | undefined}
+export type System = {
+  registry: Address
+  market?: Address | undefined
+  thresholds?: Address | undefined
+  config?: Address | undefined
+  game?: Address | undefined
+}
 
 export type Chain = {
   anvil: Anvil
   publicClient: GensynPublicClient
   test: ReturnType<typeof makeTestClient>
   actors: Record<ActorName, Actor>
-  /** The system deployed in `before` (registry + market, wired, and the ThresholdRegistry on the registry). */
-  system: {registry: Address; market: Address; thresholds: Address}
+  /** The system deployed in `before` by deployContracts (registry, config, market, thresholds, game, wired). */
+  system: {registry: Address; market: Address; thresholds: Address; config: Address; game: Address}
+  /** The dispute actors (only with `disputeActors: true`). */
+  extra: Record<DisputeActorName, Actor>
   params: ResolvedDeployParams
   /** Every account whose balance and stake the conservation checks sum over. */
   tracked: Set<Address>
@@ -57,6 +80,8 @@ export type UseChainOptions = {
   params?: DeployParams
   /** Register solver (SOLVER) and verifier/verifier2 (VERIFIER) with this much stake each. Default 5 ether. */
   stake?: bigint
+  /** Also create and register the DISPUTE_ACTOR_NAMES accounts (`ctx.extra`). */
+  disputeActors?: boolean
 }
 
 function makeTestClient(rpcUrl: string) {
@@ -101,7 +126,13 @@ export function useChain(options: UseChainOptions = {}): Chain {
       walletClient: actors.deployer.wallet,
       params: {treasury: actors.treasury.address, ...options.params},
     })
-    ctx.system = {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds}
+    ctx.system = {
+      registry: deployed.registry,
+      market: deployed.market,
+      thresholds: deployed.thresholds,
+      config: deployed.config,
+      game: deployed.game,
+    }
     ctx.params = deployed.params
     ctx.systems.push(ctx.system)
     await checkInvariants(ctx)
@@ -110,6 +141,20 @@ export function useChain(options: UseChainOptions = {}): Chain {
     await registryWrite(ctx, actors.solver, 'register', [1], {value: stake})
     await registryWrite(ctx, actors.verifier, 'register', [2], {value: stake})
     await registryWrite(ctx, actors.verifier2, 'register', [2], {value: stake})
+
+    ctx.extra = {} as Record<DisputeActorName, Actor>
+    if (options.disputeActors) {
+      for (const [offset, name] of DISPUTE_ACTOR_NAMES.entries()) {
+        const hd = mnemonicToAccount(DEV_MNEMONIC, {addressIndex: DISPUTE_ACTOR_FIRST_INDEX + offset})
+        const privateKey = hd.getHdKey().privateKey
+        assert.ok(privateKey)
+        const clients = await createClients({rpcUrl, chainId, privateKey: `0x${Buffer.from(privateKey).toString('hex')}`, pollingInterval: 20})
+        await ctx.test.setBalance({address: clients.account.address, value: parseEther('1000')})
+        ctx.extra[name] = {name, address: clients.account.address, wallet: clients.walletClient}
+        ctx.tracked.add(clients.account.address)
+        await registryWrite(ctx, ctx.extra[name], 'register', [name === 'solver2' ? 1 : 4], {value: stake})
+      }
+    }
   })
 
   let baselineTracked: Address[] = []
@@ -174,7 +219,19 @@ export type TxResult = {
   events: Event[]
 }
 
-const allErrorsAbi = [...taskMarketAbi, ...roleRegistryAbi.filter((item) => item.type === 'error')] as const
+const allErrorsAbi = [
+  ...taskMarketAbi,
+  ...[...roleRegistryAbi, ...protocolConfigAbi, ...pinpointGameAbi].filter((item) => item.type === 'error'),
+] as const
+/** Every event the deployed contracts emit, for parsing receipts. */
+const allEventsAbi = [...roleRegistryAbi, ...taskMarketAbi, ...thresholdRegistryAbi, ...protocolConfigAbi, ...pinpointGameAbi] as const
+const contractNames = new Map<Abi, string>([
+  [roleRegistryAbi, 'RoleRegistry'],
+  [taskMarketAbi, 'TaskMarket'],
+  [thresholdRegistryAbi, 'ThresholdRegistry'],
+  [protocolConfigAbi, 'ProtocolConfig'],
+  [pinpointGameAbi, 'PinpointGame'],
+])
 
 export function registryWrite<fn extends WriteFunction<typeof roleRegistryAbi>>(
   ctx: Chain,
@@ -196,6 +253,26 @@ export function thresholdsWrite<fn extends WriteFunction<typeof thresholdRegistr
   return write(ctx, actor, options.address ?? ctx.system.thresholds, thresholdRegistryAbi, functionName, args as readonly unknown[], options)
 }
 
+export function configWrite<fn extends WriteFunction<typeof protocolConfigAbi>>(
+  ctx: Chain,
+  actor: Actor,
+  functionName: fn,
+  args: WriteArgs<typeof protocolConfigAbi, fn>,
+  options: WriteOptions = {},
+): Promise<TxResult> {
+  return write(ctx, actor, options.address ?? ctx.system.config, protocolConfigAbi, functionName, args as readonly unknown[], options)
+}
+
+export function gameWrite<fn extends WriteFunction<typeof pinpointGameAbi>>(
+  ctx: Chain,
+  actor: Actor,
+  functionName: fn,
+  args: WriteArgs<typeof pinpointGameAbi, fn>,
+  options: WriteOptions = {},
+): Promise<TxResult> {
+  return write(ctx, actor, options.address ?? ctx.system.game, pinpointGameAbi, functionName, args as readonly unknown[], options)
+}
+
 export function marketWrite<fn extends WriteFunction<typeof taskMarketAbi>>(
   ctx: Chain,
   actor: Actor,
@@ -208,9 +285,10 @@ export function marketWrite<fn extends WriteFunction<typeof taskMarketAbi>>(
 
 /**
  * Sends a contract call from `actor`, waits for its receipt, and checks that no wei was created or lost:
- * the tracked balances plus both contracts' balances plus the gas paid are unchanged, the registry holds
- * exactly `totalStaked` (and that equals the sum of every tracked account's stake buckets), and the market
- * holds exactly `totalEscrow`. A call that reverts in estimation throws (see expectRevert) and changes nothing.
+ * the tracked balances plus every contract's balance plus the gas paid are unchanged, the registry holds
+ * exactly `totalStaked + totalBurned` (and `totalStaked` equals the sum of every tracked account's stake
+ * buckets), and the market holds exactly `totalEscrow + jackpot`. A call that reverts in estimation throws (see
+ * expectRevert) and changes nothing.
  */
 export async function write(
   ctx: Chain,
@@ -244,11 +322,10 @@ export async function write(
   await checkInvariants(ctx)
 
   if (receipt.status === 'success') {
-    const name = abi === roleRegistryAbi ? 'RoleRegistry' : abi === taskMarketAbi ? 'TaskMarket' : abi === thresholdRegistryAbi ? 'ThresholdRegistry' : 'other'
-    const key = `${name}.${functionName}`
+    const key = `${contractNames.get(abi) ?? 'other'}.${functionName}`
     ctx.gas.set(key, [...(ctx.gas.get(key) ?? []), receipt.gasUsed])
   }
-  const events = parseEventLogs({abi: [...roleRegistryAbi, ...taskMarketAbi, ...thresholdRegistryAbi], logs: receipt.logs}).map((log) => ({
+  const events = parseEventLogs({abi: allEventsAbi, logs: receipt.logs}).map((log) => ({
     eventName: log.eventName,
     address: getAddress(log.address),
     args: log.args as unknown as Record<string, unknown>,
@@ -257,7 +334,7 @@ export async function write(
 }
 
 function systemContracts(system: System): Address[] {
-  return [system.registry, ...(system.market ? [system.market] : []), ...(system.thresholds ? [system.thresholds] : [])]
+  return [system.registry, system.market, system.thresholds, system.config, system.game].filter((a): a is Address => a !== undefined)
 }
 
 async function balances(ctx: Chain, accounts: Address[]): Promise<Map<Address, bigint>> {
@@ -266,24 +343,30 @@ async function balances(ctx: Chain, accounts: Address[]): Promise<Map<Address, b
 }
 
 /**
- * totalStaked == registry balance == sum of tracked stakes; totalEscrow == market balance; a ThresholdRegistry
- * holds no ether.
+ * Registry balance == totalStaked + totalBurned, totalStaked == the sum of tracked stakes; market balance ==
+ * totalEscrow + jackpot; a ThresholdRegistry, ProtocolConfig and PinpointGame hold no ether.
  */
 export async function checkInvariants(ctx: Chain): Promise<void> {
-  for (const {registry, market, thresholds} of ctx.systems) {
-    const [thresholdsBalance, registryBalance, totalStaked, marketBalance, totalEscrow, ...stakes] = await Promise.all([
-      thresholds ? ctx.publicClient.getBalance({address: thresholds}) : 0n,
+  for (const {registry, market, thresholds, config, game} of ctx.systems) {
+    const registryRead = (functionName: 'totalStaked' | 'totalBurned') =>
+      ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName})
+    const marketRead = (functionName: 'totalEscrow' | 'jackpot') =>
+      market ? ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName}) : Promise.resolve(0n)
+    const [idle, registryBalance, totalStaked, totalBurned, marketBalance, totalEscrow, jackpot, ...stakes] = await Promise.all([
+      Promise.all([thresholds, config, game].map((address) => (address ? ctx.publicClient.getBalance({address}) : 0n))),
       ctx.publicClient.getBalance({address: registry}),
-      ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'totalStaked'}),
+      registryRead('totalStaked'),
+      registryRead('totalBurned'),
       market ? ctx.publicClient.getBalance({address: market}) : 0n,
-      market ? ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'totalEscrow'}) : 0n,
+      marketRead('totalEscrow'),
+      marketRead('jackpot'),
       ...[...ctx.tracked].map((account) =>
         ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'stakeOf', args: [account]}),
       ),
     ])
-    assert.equal(totalStaked, registryBalance, `registry ${registry}: totalStaked != balance`)
-    assert.equal(totalEscrow, marketBalance, `market ${market ?? '(none)'}: totalEscrow != balance`)
-    assert.equal(thresholdsBalance, 0n, `thresholds ${thresholds ?? '(none)'}: holds ether`)
+    assert.equal(totalStaked + totalBurned, registryBalance, `registry ${registry}: totalStaked + totalBurned != balance`)
+    assert.equal(totalEscrow + jackpot, marketBalance, `market ${market ?? '(none)'}: totalEscrow + jackpot != balance`)
+    assert.deepEqual(idle, [0n, 0n, 0n], `thresholds/config/game of ${registry} hold ether`)
     const summed = (stakes as (readonly [bigint, bigint, bigint, bigint])[]).reduce((sum, [free, locked, unbonding]) => sum + free + locked + unbonding, 0n)
     assert.equal(summed, totalStaked, `registry ${registry}: tracked stakes sum to ${summed}, totalStaked is ${totalStaked}`)
   }

@@ -6,9 +6,22 @@ import {fileURLToPath} from 'node:url'
 import type {Abi, Hex} from 'viem'
 
 const require = createRequire(import.meta.url)
-const solc = require('solc') as {compile(input: string): string}
+type ImportResult = {contents: string} | {error: string}
+const solc = require('solc') as {compile(input: string, callbacks?: {import(path: string): ImportResult}): string}
 
 const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures')
+const repoRoot = path.resolve(fixturesDir, '..', '..', '..')
+
+/** Fixtures import production contracts by repository path (`import "contracts/X.sol"`). */
+function findImports(importPath: string): ImportResult {
+  const absolute = path.resolve(repoRoot, importPath)
+  if (!absolute.startsWith(repoRoot + path.sep)) return {error: `import outside the repository: ${importPath}`}
+  try {
+    return {contents: readFileSync(absolute, 'utf8')}
+  } catch {
+    return {error: `file not found: ${importPath}`}
+  }
+}
 
 export type CompiledContract = {abi: Abi; bytecode: Hex}
 
@@ -37,7 +50,7 @@ export function compileFixtures(): Map<string, CompiledContract> {
     errors?: {severity: string; formattedMessage: string}[]
     contracts?: Record<string, Record<string, {abi: Abi; evm: {bytecode: {object: string}}}>>
   }
-  const output = JSON.parse(solc.compile(JSON.stringify(input))) as Output
+  const output = JSON.parse(solc.compile(JSON.stringify(input), {import: findImports})) as Output
   const errors = (output.errors ?? []).filter((entry) => entry.severity === 'error')
   if (errors.length > 0) throw new Error(`fixture contracts do not compile:\n${errors.map((e) => e.formattedMessage).join('\n')}`)
   cache = new Map()

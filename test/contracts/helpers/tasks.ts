@@ -1,16 +1,22 @@
 import assert from 'node:assert/strict'
 
-import {type Address, encodeFunctionData, getAddress, type Hex, keccak256, parseEther, stringToHex} from 'viem'
+import {type Address, encodeAbiParameters, encodeFunctionData, getAddress, type Hex, keccak256, parseEther, stringToHex, zeroHash} from 'viem'
 
 import {roleRegistryAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
+import {merkleProof, merkleRoot} from '../../../src/pol/merkle.js'
 import {type Actor, type Chain, getTask, marketWrite, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
 
 /** TaskMarket.Status, in declaration order. */
 export const Status = {None: 0, Submitted: 1, Claimed: 2, Committed: 3, Verifying: 4, Verified: 5, Settled: 6, Expired: 7} as const
+/** TaskMarket.ChallengeState and IPinpointGame.Outcome, in declaration order. */
+export const ChallengeState = {Queued: 0, Playing: 1, Done: 2} as const
+export const Outcome = {None: 0, ProverWon: 1, ChallengerWon: 2, BothWrong: 3, Void: 4} as const
+
+export const label = (text: string): Hex => keccak256(stringToHex(text))
 
 export const defaultTask = {
-  specHash: keccak256(stringToHex('spec: mnist mlp')),
+  specHash: label('spec: mnist mlp'),
   escrow: parseEther('3'),
   solverReward: parseEther('1.5'),
   verifierReward: parseEther('0.5'),
@@ -18,13 +24,62 @@ export const defaultTask = {
   trainingTimeout: 200n,
   verificationTimeout: 300n,
 }
+
+/**
+ * A committed proof: checkpoint hashes (step order), their sha256 Merkle root (src/pol/merkle.ts), the
+ * manifest hash and the schedule (`checkpoints.length == ceil(totalSteps / interval) + 1`).
+ */
+export type Proof = {checkpoints: Hex[]; root: Hex; manifest: Hex; count: number; interval: bigint; totalSteps: bigint}
+
+/** A proof of `count` checkpoints named after `name` (distinct names give distinct checkpoints and roots). */
+export function makeProof(name: string, options: {count?: number; interval?: bigint; totalSteps?: bigint} = {}): Proof {
+  const count = options.count ?? 5
+  const interval = options.interval ?? 10n
+  const totalSteps = options.totalSteps ?? interval * BigInt(count - 1)
+  const checkpoints = Array.from({length: count}, (_, index) => label(`${name} checkpoint ${index}`))
+  return {checkpoints, root: merkleRoot(checkpoints), manifest: label(`${name} manifest`), count, interval, totalSteps}
+}
+
+/** The honest proof every test solver commits unless told otherwise, with the verdict's report and distance. */
 export const proof = {
-  root: keccak256(stringToHex('proof root')),
-  manifest: keccak256(stringToHex('manifest')),
-  checkpoints: 5,
-  report: keccak256(stringToHex('verification report')),
+  ...makeProof('honest'),
+  report: label('verification report'),
   /** The verdict's measured distance (1e18 = 1.0): 0.0125. */
   distance: 12_500_000_000_000_000n,
+}
+/** What a rejecting verifier names by default: segment 1, and the end hash its replay produced. */
+export const rejection = {segment: 1, replayHash: label('verifier replay of segment 1')}
+
+export const defaultSecret = label('solver secret')
+/** keccak256(abi.encode(secret)): what claimTask commits to. */
+export const secretHashOf = (secret: Hex): Hex => keccak256(encodeAbiParameters([{type: 'bytes32'}], [secret]))
+/** keccak256(abi.encode(honestRoot, honestManifestHash, secret)): commitProof's `sealedHonest`. */
+export const sealOf = (honest: Proof, secret: Hex): Hex =>
+  keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'bytes32'}, {type: 'bytes32'}], [honest.root, honest.manifest, secret]))
+/** keccak256(abi.encode(secret, seed)) % 10000 < bps: the forced-error coin. */
+export const isForced = (secret: Hex, seed: Hex, bps: number): boolean =>
+  BigInt(keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'bytes32'}], [secret, seed]))) % 10000n < BigInt(bps)
+
+/** Checkpoints `segment` and `segment + 1` of `p` with their Merkle proofs, as challenge/disputeRejection take them. */
+export function segmentOf(p: Proof, segment: number): {startHash: Hex; startProof: Hex[]; endHash: Hex; endProof: Hex[]} {
+  return {
+    startHash: p.checkpoints[segment] ?? zeroHash,
+    startProof: segment < p.count ? merkleProof(p.checkpoints, segment) : [],
+    endHash: p.checkpoints[segment + 1] ?? zeroHash,
+    endProof: segment + 1 < p.count ? merkleProof(p.checkpoints, segment + 1) : [],
+  }
+}
+
+/** challenge(...) arguments: `claimed` is the whistleblower's replayed end hash. */
+export function challengeArgs(id: bigint, p: Proof, segment: number, claimed: Hex) {
+  const s = segmentOf(p, segment)
+  return [id, segment, claimed, s.startHash, s.startProof, s.endHash, s.endProof] as const
+}
+
+/** disputeRejection(...) arguments for the rejected `segment` of `p`. */
+export function disputeArgs(id: bigint, p: Proof, segment: number) {
+  const s = segmentOf(p, segment)
+  return [id, s.startHash, s.startProof, s.endHash, s.endProof] as const
 }
 
 export type TaskOptions = Partial<typeof defaultTask> & {submitter?: Actor; market?: Address}
@@ -45,7 +100,23 @@ export async function submitTask(ctx: Chain, options: TaskOptions = {}): Promise
 
 export type Stage = 'Submitted' | 'Claimed' | 'Committed' | 'Verifying' | 'Verified'
 
-export type DriveOptions = {accepted?: boolean; distance?: bigint; solver?: Actor; verifier?: Actor; collect?: TxResult[]; market?: Address}
+export type DriveOptions = {
+  accepted?: boolean
+  distance?: bigint
+  solver?: Actor
+  verifier?: Actor
+  collect?: TxResult[]
+  market?: Address
+  /** The solver's secret (default `defaultSecret`). */
+  secret?: Hex
+  /** The proof the solver commits (default `proof`). */
+  published?: Proof
+  /** The proof sealed in `sealedHonest` (default: the published one). */
+  honest?: Proof
+  /** A rejection's segment and replay hash (default `rejection`). */
+  segment?: number
+  replayHash?: Hex
+}
 
 /**
  * Drives a fresh task to `stage` with the default actors (submitter, solver, verifier); `accepted` is the
@@ -59,28 +130,74 @@ export async function taskAt(ctx: Chain, stage: Stage, options: TaskOptions & Dr
   return id
 }
 
+/** commitProof(...) arguments for `published`, sealing `honest` with `secret`. */
+export function commitArgs(id: bigint, published: Proof = proof, honest: Proof = published, secret: Hex = defaultSecret) {
+  return [id, published.root, published.manifest, published.count, published.interval, published.totalSteps, sealOf(honest, secret)] as const
+}
+
+/** postVerdict(...) arguments: an acceptance passes segment 0 and a zero hash, a rejection `rejection`'s. */
+export function verdictArgs(id: bigint, accepted: boolean, options: {distance?: bigint; segment?: number; replayHash?: Hex} = {}) {
+  return [
+    id,
+    accepted,
+    proof.report,
+    options.distance ?? proof.distance,
+    accepted ? 0 : (options.segment ?? rejection.segment),
+    accepted ? zeroHash : (options.replayHash ?? rejection.replayHash),
+  ] as const
+}
+
 /**
- * Drives an existing Submitted task (a fresh or a reopened one) to `stage`: claim, commit, claim
- * verification, verdict. Collects every transaction into `collect`.
+ * Drives an existing Submitted task (a fresh or a reopened one) to `stage`: claim (committing to the secret),
+ * a block for the seed, commit, a block for the randomness, claim verification, verdict. Collects every
+ * transaction into `collect`.
  */
 export async function driveTask(ctx: Chain, id: bigint, stage: Stage, options: DriveOptions = {}): Promise<void> {
   const results = options.collect ?? []
   if (stage === 'Submitted') return
   const solver = options.solver ?? ctx.actors.solver
+  const address = options.market
+  const secret = options.secret ?? defaultSecret
+  results.push(await marketWrite(ctx, solver, 'claimTask', [id, secretHashOf(secret)], {address}))
+  if (stage === 'Claimed') return
+  await ctx.test.mine({blocks: 1})
+  const published = options.published ?? proof
+  results.push(await marketWrite(ctx, solver, 'commitProof', commitArgs(id, published, options.honest ?? published, secret), {address}))
+  if (stage === 'Committed') return
+  await verifyTask(ctx, id, stage, options)
+}
+
+/** From Committed: a block for the randomness, claim verification, and (stage Verified) the verdict. */
+export async function verifyTask(ctx: Chain, id: bigint, stage: 'Verifying' | 'Verified', options: DriveOptions = {}): Promise<void> {
+  const results = options.collect ?? []
   const verifier = options.verifier ?? ctx.actors.verifier
   const address = options.market
-  results.push(await marketWrite(ctx, solver, 'claimTask', [id], {address}))
-  if (stage === 'Claimed') return
-  results.push(await marketWrite(ctx, solver, 'commitProof', [id, proof.root, proof.manifest, proof.checkpoints], {address}))
-  if (stage === 'Committed') return
   await ctx.test.mine({blocks: 1})
   results.push(await marketWrite(ctx, verifier, 'claimVerification', [id], {address}))
   assert.equal(results.at(-1)?.receipt.status, 'success', 'claimVerification reverted')
   if (stage === 'Verifying') return
-  results.push(await marketWrite(ctx, verifier, 'postVerdict', [id, options.accepted ?? true, proof.report, options.distance ?? proof.distance], {address}))
+  results.push(await marketWrite(ctx, verifier, 'postVerdict', verdictArgs(id, options.accepted ?? true, options), {address}))
   for (const step of results) assert.equal(step.receipt.status, 'success', 'a set-up transaction reverted')
   const task = await getTask(ctx, id, address)
   assert.equal(task.status, Status.Verified)
+}
+
+// ------------------------------------------------------------------ blocks
+
+/** Mines until the head is at least `block`: the next transaction lands in `block + 1` or later. */
+export async function mineTo(ctx: Chain, block: bigint): Promise<void> {
+  const head = await ctx.publicClient.getBlockNumber({cacheTime: 0})
+  if (block > head) await ctx.test.mine({blocks: Number(block - head)})
+}
+
+/** Past the challenge window: the next transaction lands in the reveal window's first block. */
+export async function toRevealWindow(ctx: Chain, id: bigint, market?: Address): Promise<void> {
+  await mineTo(ctx, (await getTask(ctx, id, market)).challengeEndBlock)
+}
+
+/** Past the reveal window: the next transaction may settle. */
+export async function passWindows(ctx: Chain, id: bigint, market?: Address): Promise<void> {
+  await mineTo(ctx, (await getTask(ctx, id, market)).revealEndBlock)
 }
 
 // ------------------------------------------------------------------ ProxyActor (a contract account)
