@@ -31,6 +31,21 @@ let wasmVariantLoaded: WasmVariant | undefined
  * @throws BackendUnavailableError when the backend cannot be loaded or initialised
  */
 export async function selectBackend(name: BackendName = 'wasm', options: SelectBackendOptions = {}): Promise<RuntimeId> {
+  // Several actors in one process (tests, benches) may ask at once: the first initialisation serves them all.
+  const pending = initialising.get(name)
+  if (pending && !selected.has(name)) await pending.catch(() => undefined)
+  const started = initialise(name, options)
+  if (!selected.has(name)) initialising.set(name, started)
+  try {
+    return await started
+  } finally {
+    if (initialising.get(name) === started) initialising.delete(name)
+  }
+}
+
+const initialising = new Map<BackendName, Promise<RuntimeId>>()
+
+async function initialise(name: BackendName, options: SelectBackendOptions): Promise<RuntimeId> {
   if (name === 'wasm' && options.wasmVariant && wasmVariantLoaded && options.wasmVariant !== wasmVariantLoaded)
     throw new BackendUnavailableError(
       `backend wasm(${options.wasmVariant}) is unavailable: this process already loaded wasm(${wasmVariantLoaded}); run it in a new process`,
