@@ -2,7 +2,7 @@ import type {BackendName} from '../ml/backend/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {isRevert} from '../protocol/errors.js'
 import {listTasks} from '../protocol/listTasks.js'
-import {settleTask} from '../protocol/marketActions.js'
+import {type SettleOutcome, settleTask} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {sleep} from './sleep.js'
@@ -21,19 +21,48 @@ export type RoleLoopOptions<Event> = {
 
 export type ChainNow = {timestamp: bigint; number: bigint}
 
+/** What one settle call did to a task (docs/disputes.md, "Task lifecycle", 8). */
+export type SettleReport = {taskId: bigint; gasUsed: bigint; outcome: SettleOutcome}
+
 export type RoleLoopParameters<Result> = {
   options: RoleLoopOptions<never>
-  /** This role's verified tasks, which it settles once their challenge window has closed. */
+  /** This role's verified tasks: it pumps settle on them once their reveal window has passed. */
   isOwnVerified: (task: Task) => boolean
   /** A task this role already holds (to resume), else a new one to take, if it may take more. */
   pick: (tasks: Task[], now: ChainNow, mayTakeMore: boolean) => {task: Task; held: boolean} | undefined
   work: (task: Task, held: boolean) => Promise<Result | undefined>
-  onSettled: (taskId: bigint, gasUsed: bigint) => void
+  /** Duties every iteration, before any work (reveals, rejection disputes, dispute rounds, committee votes). */
+  duties?: ((tasks: Task[], now: ChainNow) => Promise<void>) | undefined
+  onSettled: (report: SettleReport) => void
+  /**
+   * Also finish when this says the role still has something to see through (a reveal, a dispute), so that a
+   * one-task run does not return in the middle of it. Default: never.
+   */
+  busy?: ((tasks: Task[]) => boolean | Promise<boolean>) | undefined
 }
 
 /**
- * The loop both working roles share: read the market, settle what is due, take or resume one task, and
- * otherwise wait a poll interval, until aborted or done.
+ * The settle pump (docs/disputes.md, "Task lifecycle", 8): calls settle on every task `isDue` picks once its
+ * reveal window has passed, and reports what each call did. A task stays Verified while a dispute is played
+ * (DisputeInProgress) or after a dispute is opened; the next call moves it on. Reverts another party's
+ * transaction can cause (it settled first: InvalidStatus) are expected and skipped.
+ */
+export async function pumpSettle(connection: SignedConnection, tasks: readonly Task[], now: ChainNow, onSettled: (report: SettleReport) => void): Promise<void> {
+  for (const task of tasks) {
+    // settle needs block.number > revealEndBlock; the transaction lands in a block after the one read.
+    if (task.status !== 'Verified' || now.number < task.revealEndBlock) continue
+    try {
+      const transaction = await settleTask(connection, task.id)
+      onSettled({taskId: task.id, gasUsed: transaction.gasUsed, outcome: transaction.outcome})
+    } catch (error) {
+      if (!isRevert(error, 'InvalidStatus', 'DisputeInProgress', 'SettlementNotReady')) throw error
+    }
+  }
+}
+
+/**
+ * The loop both working roles share: read the market, do the role's duties, pump settle on what is due,
+ * take or resume one task, and otherwise wait a poll interval, until aborted or done.
  */
 export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>): Promise<Result[]> {
   const {options} = parameters
@@ -42,14 +71,8 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
   while (!options.signal?.aborted) {
     const tasks = await listTasks(options.connection)
     const now = await chainTime(options.connection)
-    for (const task of tasks.filter((candidate) => parameters.isOwnVerified(candidate) && now.timestamp > candidate.deadline)) {
-      try {
-        const transaction = await settleTask(options.connection, task.id)
-        parameters.onSettled(task.id, transaction.gasUsed)
-      } catch (error) {
-        if (!isRevert(error, 'InvalidStatus')) throw error // someone else settled it first
-      }
-    }
+    await parameters.duties?.(tasks, now)
+    await pumpSettle(options.connection, tasks.filter(parameters.isOwnVerified), now, parameters.onSettled)
     const next = parameters.pick(tasks, now, done.length < maxTasks)
     if (next) {
       const result = await parameters.work(next.task, next.held)
@@ -57,7 +80,7 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
     } else {
       await sleep(options.pollMs ?? 500, options.signal)
     }
-    if (!options.loop && done.length >= maxTasks) break
+    if (!options.loop && done.length >= maxTasks && !(await parameters.busy?.(await listTasks(options.connection)))) break
   }
   return done
 }

@@ -8,6 +8,7 @@ import {connect, type ConnectOptions, requireSigner} from '../protocol/connect.j
 import {submitTask} from '../protocol/submitTask.js'
 import {type TaskStatus, verdictOf} from '../protocol/types.js'
 import {followTask} from './followTask.js'
+import type {SettleReport} from './runRoleLoop.js'
 
 export type SubmitJobOptions = {
   jobPath: string
@@ -19,6 +20,8 @@ export type SubmitJobOptions = {
   onSubmitted?: (result: SubmitJobResult) => void
   /** Called with the phase index (0 submitted … 5 settled) whenever the task moves. */
   onStatus?: (phase: number, status: TaskStatus) => void
+  /** Called after each settle call the submitter made: settled, a dispute started, reopened, re-verified. */
+  onSettle?: (report: SettleReport) => void
   signal?: AbortSignal
 }
 
@@ -73,6 +76,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     signal: options.signal,
     onEvent: (event) => {
       if (event.type === 'status') options.onStatus?.(phaseOf[event.task.status], event.task.status)
+      if (event.type === 'settle') options.onSettle?.(event)
     },
   })
   result.status = final.status

@@ -1,16 +1,41 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 
+import {parseEther, zeroHash} from 'viem'
+
+import {taskMarketAbi} from '../chain/generated/index.js'
+import {selectBackend} from '../ml/backend/index.js'
+
 import {loadJobSpec} from '../ml/spec/index.js'
-import {profileJob} from '../pol/index.js'
+import {checkpointSchedule} from '../ml/train/index.js'
+import {profileJob, type ProofManifest, replaySegment, selectSegments} from '../pol/index.js'
 import {connect, requireSigner, type SignedConnection} from '../protocol/connect.js'
+import {getStake} from '../protocol/ensureRegistered.js'
 import {getTask} from '../protocol/getTask.js'
 import {postProfile} from '../protocol/postProfile.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {packageRoot} from '../sim/scenario.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
+import {followTask} from './followTask.js'
 import {runSolver} from './solver.js'
-import {runVerifier, type VerifierEvent} from './verifier.js'
+import {onchainScheduleProblem, runVerifier, type VerifierEvent} from './verifier.js'
+
+const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
+
+/** Mines a block every `ms` (the devnet automines transactions only): actors wait for blocks after claims and commits. */
+function startMiner(connection: SignedConnection, ms: number): () => Promise<void> {
+  let mining = Promise.resolve()
+  const timer = setInterval(() => {
+    mining = mining.then(() => connection.publicClient.request({method: 'evm_mine'} as never)).then(
+      () => undefined,
+      () => undefined,
+    )
+  }, ms)
+  return async () => {
+    clearInterval(timer)
+    await mining
+  }
+}
 
 describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)', function () {
   this.timeout(180_000)
@@ -18,21 +43,24 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
   let submitter: SignedConnection
   let solver: SignedConnection
   let verifier: SignedConnection
+  let stopMiner: () => Promise<void>
 
   before(async () => {
-    devnet = await startLocalDevnet({submitters: 1, solvers: 1, verifiers: 1})
+    devnet = await startLocalDevnet({submitters: 1, solvers: 1, verifiers: 1}, 0, {config: {forcedErrorBps: 0}})
     const at = async (account: number) => requireSigner(await connect({stateDir: devnet.stateDir, account}))
     ;[submitter, solver, verifier] = await Promise.all([at(1), at(2), at(3)])
+    stopMiner = startMiner(submitter, 250)
   })
-  after(() => devnet?.stop())
+  after(async () => {
+    await stopMiner?.()
+    await devnet?.stop()
+  })
 
   it('skips a cpu proof until a threshold is posted, then accepts it within that threshold', async () => {
-    const spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
+    const spec = await loadJobSpec(smokeMlp)
     const {taskId} = await submitTask(submitter, spec)
     await runSolver({connection: solver, backend: 'cpu', loop: false})
     assert.equal((await getTask(verifier, taskId)).status, 'Committed')
-    // The randomness comes from a block after the commit; on automine nothing else would make one.
-    for (let block = 0; block < 2; block++) await verifier.publicClient.request({method: 'evm_mine'} as never)
 
     // No profile posted for this model on {cpu, wasm} yet: nothing to judge distances against.
     const skipped: VerifierEvent[] = []
@@ -61,6 +89,167 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
     const task = await getTask(verifier, taskId)
     assert.equal(task.status, 'Verified')
     assert.equal(task.accepted, true)
+    assert.equal(task.rejectSegment, 0)
+    assert.equal(task.rejectReplayHash, zeroHash)
     assert.ok(task.distance > 0n, 'cpu and wasm replays matched bit for bit: nothing was tolerated')
+  })
+})
+
+describe('verifier strategies and rejection claims (real anvil, real training and replay)', function () {
+  this.timeout(240_000)
+  let devnet: LocalDevnet
+  let submitter: SignedConnection
+  let cheater: SignedConnection
+  let honestSolver: SignedConnection
+  let honestVerifier: SignedConnection
+  let lazyVerifier: SignedConnection
+  let colludingVerifier: SignedConnection
+  let stopMiner: () => Promise<void>
+
+  before(async () => {
+    devnet = await startLocalDevnet({submitters: 1, solvers: 2, verifiers: 3}, 0, {config: {forcedErrorBps: 0}})
+    const at = async (account: number) => requireSigner(await connect({stateDir: devnet.stateDir, account}))
+    ;[submitter, cheater, honestSolver, honestVerifier, lazyVerifier, colludingVerifier] = await Promise.all([at(1), at(2), at(3), at(4), at(5), at(6)])
+    stopMiner = startMiner(submitter, 250)
+  })
+  after(async () => {
+    await stopMiner?.()
+    await devnet?.stop()
+  })
+
+  /**
+   * Submits smoke-mlp and has `solver` commit a proof for an open task (a cheater that does not dispute). The
+   * task it takes may be an earlier one a rejection reopened, so the id comes from the solver.
+   */
+  async function committedTask(solver: SignedConnection, strategy: 'honest' | 'skip-steps'): Promise<bigint> {
+    await submitTask(submitter, await loadJobSpec(smokeMlp))
+    const [solved] = await runSolver({connection: solver, backend: 'wasm', loop: false, strategy, disputeStance: 'honest'})
+    assert.ok(solved)
+    assert.equal((await getTask(solver, solved.taskId)).status, 'Committed')
+    return solved.taskId
+  }
+
+  it('rejects a cheat naming the first failing sampled segment and the end hash its replay gave', async () => {
+    const taskId = await committedTask(cheater, 'skip-steps')
+    const events: VerifierEvent[] = []
+    const [verified] = await runVerifier({connection: honestVerifier, backend: 'wasm', loop: false, onEvent: (event) => events.push(event)})
+    assert.equal(verified?.taskId, taskId)
+    assert.equal(verified.accepted, false)
+
+    const task = await getTask(honestVerifier, taskId)
+    assert.equal(task.status, 'Verified')
+    assert.equal(task.accepted, false)
+    // skip-steps fakes every segment: the first one replayed (the lowest sampled) fails.
+    const spec = await loadJobSpec(smokeMlp)
+    const segmentCount = checkpointSchedule(spec).length - 1
+    const sampled = selectSegments({randomness: task.randomness, segmentCount, count: spec.verification.segments})
+    assert.equal(task.rejectSegment, sampled[0])
+    assert.equal(verified.segment, task.rejectSegment)
+    assert.equal(task.rejectReplayHash, verified.replayHash)
+    // The claim is checkable by anyone: an independent replay of that segment gives that hash, not the committed end.
+    const manifest = await honestVerifier.store.getJson<ProofManifest>(task.manifestHash)
+    const replay = await replaySegment({spec, store: honestVerifier.store, manifest, segment: task.rejectSegment})
+    assert.equal(replay.actual, task.rejectReplayHash)
+    assert.notEqual(task.rejectReplayHash, manifest.checkpoints[task.rejectSegment + 1]?.hash)
+    assert.deepEqual(
+      events.flatMap((event) => (event.type === 'segment' ? [[event.segment, event.match]] : [])),
+      [[task.rejectSegment, false]],
+    )
+  })
+
+  it('lazy: accepts without replaying anything, and its report says so', async () => {
+    const taskId = await committedTask(honestSolver, 'honest')
+    const events: VerifierEvent[] = []
+    const [verified] = await runVerifier({connection: lazyVerifier, backend: 'wasm', strategy: 'lazy', loop: false, onEvent: (event) => events.push(event)})
+    assert.equal(verified?.taskId, taskId)
+    assert.deepEqual({accepted: verified.accepted, replayed: verified.replayed}, {accepted: true, replayed: false})
+    assert.equal(events.some((event) => event.type === 'segment'), false, 'a lazy verifier replayed a segment')
+    const task = await getTask(lazyVerifier, taskId)
+    assert.deepEqual({status: task.status, accepted: task.accepted, distance: task.distance}, {status: 'Verified', accepted: true, distance: 0n})
+    const report = await lazyVerifier.store.getJson<{replayed: boolean; strategy: string; segments: unknown[]}>(task.reportHash)
+    assert.deepEqual({replayed: report.replayed, strategy: report.strategy, segments: report.segments}, {replayed: false, strategy: 'lazy', segments: []})
+  })
+
+  it("colluding: waves its partner's cheat through unchecked, and verifies everyone else's proofs by replay", async () => {
+    const partnerTask = await committedTask(cheater, 'skip-steps')
+    const colluding = {connection: colludingVerifier, backend: 'wasm' as const, strategy: 'colluding' as const, colludeWith: [cheater.account.address], loop: false}
+    const partnerEvents: VerifierEvent[] = []
+    const [waved] = await runVerifier({...colluding, onEvent: (event) => partnerEvents.push(event)})
+    assert.equal(waved?.taskId, partnerTask)
+    assert.deepEqual({accepted: waved.accepted, replayed: waved.replayed}, {accepted: true, replayed: false})
+    assert.equal(partnerEvents.some((event) => event.type === 'segment'), false)
+
+    const otherTask = await committedTask(honestSolver, 'honest')
+    const otherEvents: VerifierEvent[] = []
+    const [checked] = await runVerifier({...colluding, onEvent: (event) => otherEvents.push(event)})
+    assert.equal(checked?.taskId, otherTask)
+    assert.deepEqual({accepted: checked.accepted, replayed: checked.replayed}, {accepted: true, replayed: true})
+    assert.equal(otherEvents.filter((event) => event.type === 'segment').length, 2)
+  })
+})
+
+describe('onchainScheduleProblem', () => {
+  it("names the first on-chain schedule field that is not the job's", async () => {
+    const spec = await loadJobSpec(smokeMlp)
+    const good = {checkpointInterval: 50n, totalSteps: 200n, checkpointCount: 5}
+    assert.equal(onchainScheduleProblem(good, spec), undefined)
+    assert.equal(onchainScheduleProblem({...good, checkpointInterval: 40n}, spec), "on-chain checkpointInterval: expected 50 (the job's), got 40")
+    assert.equal(onchainScheduleProblem({...good, totalSteps: 199n}, spec), "on-chain totalSteps: expected 200 (the job's), got 199")
+    assert.equal(onchainScheduleProblem({...good, checkpointCount: 6}, spec), "on-chain checkpointCount: expected 5 (the job's), got 6")
+  })
+})
+
+describe('a lazy verifier meets a forced error (real anvil, forcedErrorBps 10000)', function () {
+  this.timeout(240_000)
+  let devnet: LocalDevnet
+  let stopMiner: () => Promise<void>
+
+  before(async () => {
+    devnet = await startLocalDevnet({submitters: 1, solvers: 1, verifiers: 2}, 0, {config: {forcedErrorBps: 10_000}})
+  })
+  after(async () => {
+    await stopMiner?.()
+    await devnet?.stop()
+  })
+
+  it('accepts the deliberately wrong proof unchecked, is slashed and barred when the solver reveals, and an honest verifier delivers', async () => {
+    const at = async (account: number) => requireSigner(await connect({stateDir: devnet.stateDir, account}))
+    const [submitter, solver, lazy, honest] = await Promise.all([at(1), at(2), at(3), at(4)])
+    stopMiner = startMiner(submitter, 500)
+    await selectBackend('wasm')
+    const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
+
+    const stop = new AbortController()
+    const lazyEvents: VerifierEvent[] = []
+    const actors = Promise.all([
+      runSolver({connection: solver, backend: 'wasm', loop: true, pollMs: 200, signal: stop.signal}),
+      runVerifier({connection: lazy, backend: 'wasm', strategy: 'lazy', loop: true, pollMs: 200, signal: stop.signal, onEvent: (event) => lazyEvents.push(event)}),
+      runVerifier({connection: honest, backend: 'wasm', loop: true, pollMs: 200, claimDelayMs: 3000, signal: stop.signal}),
+    ])
+    let final
+    try {
+      final = await followTask({connection: submitter, taskId, pollMs: 200})
+    } finally {
+      stop.abort()
+      await actors
+    }
+
+    const verdict = lazyEvents.find((event) => event.type === 'verdict')
+    assert.ok(verdict?.type === 'verdict' && verdict.accepted && !verdict.replayed)
+    assert.deepEqual({status: final.status, accepted: final.accepted, forcedRevealed: final.forcedRevealed, verifier: final.verifier}, {
+      status: 'Settled',
+      accepted: true,
+      forcedRevealed: true,
+      verifier: honest.account.address,
+    })
+    // Slashed: its locked verifier stake is gone (no catcher, so no winner share), and it may not verify the task again.
+    const [slash] = await lazy.publicClient.getContractEvents({address: lazy.contracts.market, abi: taskMarketAbi, eventName: 'StakeSlashed', args: {account: lazy.account.address}, fromBlock: devnet.deployBlock})
+    assert.equal(slash?.args.amount, parseEther('0.5'))
+    const stake = await getStake(lazy, lazy.account.address)
+    assert.deepEqual({free: stake.free, locked: stake.locked}, {free: parseEther('0.5'), locked: 0n}, 'one of its two verifier stakes is gone')
+    assert.equal(
+      await lazy.publicClient.readContract({address: lazy.contracts.market, abi: taskMarketAbi, functionName: 'isVerifierBarred', args: [taskId, lazy.account.address]}),
+      true,
+    )
   })
 })

@@ -1,25 +1,54 @@
-import type {Hex} from 'viem'
+import {type Address, type Hex, zeroHash} from 'viem'
 
+import {skipsReplay, uncheckedReport, type VerifierStrategyName} from '../adversary/verifierStrategies.js'
+import {taskMarketAbi} from '../chain/generated/index.js'
+import {createDisputeAgent, type DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import {type RuntimeId, runtimeIdString, sameRuntime, selectBackend} from '../ml/backend/index.js'
 import type {JobSpec} from '../ml/spec/index.js'
-import {type ProfileResult, type ProofManifest, type Thresholds, type VerificationMode, verifyProof} from '../pol/index.js'
-import {getThreshold, modelClassOf, runtimeClassOf} from '../protocol/postProfile.js'
+import {checkpointSchedule} from '../ml/train/index.js'
+import {
+  type ProfileResult,
+  type ProofManifest,
+  replaySegment,
+  selectSegments,
+  type Thresholds,
+  type VerificationMode,
+  type VerificationReport,
+  verifyProof,
+} from '../pol/index.js'
 import {verdictDistance} from '../pol/verdictDistance.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
-import {isRevert} from '../protocol/errors.js'
-import {claimVerification, postVerdict} from '../protocol/marketActions.js'
-import type {Task} from '../protocol/types.js'
+import {isRevert, toProtocolError} from '../protocol/errors.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
+import {claimVerification, postVerdict, type SettleOutcome} from '../protocol/marketActions.js'
+import {getThreshold, modelClassOf, runtimeClassOf} from '../protocol/postProfile.js'
+import type {Task} from '../protocol/types.js'
+import {canonicalJsonBytes, sha256Hex} from '../store/index.js'
 import {type RoleLoopOptions, runRoleLoop} from './runRoleLoop.js'
 
 export type VerifierEvent =
-  | {type: 'ready'; address: Hex; runtime: string}
+  | {type: 'ready'; address: Hex; runtime: string; strategy: VerifierStrategyName}
   | {type: 'skipped'; taskId: bigint; reason: string}
   | {type: 'inconclusive'; taskId: bigint; reason: string}
   | {type: 'claimed'; taskId: bigint; randomness: Hex; gasUsed: bigint}
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
-  | {type: 'verdict'; taskId: bigint; accepted: boolean; reason?: string | undefined; reportHash: Hex; distance: bigint; verifySeconds: number; gasUsed: bigint}
-  | {type: 'settled'; taskId: bigint; gasUsed: bigint}
+  | {
+      type: 'verdict'
+      taskId: bigint
+      accepted: boolean
+      reason?: string | undefined
+      reportHash: Hex
+      distance: bigint
+      /** A rejection's claim: the failing segment and the end hash its replay gave (0 / zero hash on acceptance). */
+      segment: number
+      replayHash: Hex
+      /** False when the verifier's strategy accepted without replaying (lazy, colluding). */
+      replayed: boolean
+      verifySeconds: number
+      gasUsed: bigint
+    }
+  | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleOutcome}
+  | {type: 'dispute'; event: DisputeAgentEvent}
   | {type: 'lost-race'; taskId: bigint; reason: string}
 
 export type VerifierOptions = RoleLoopOptions<VerifierEvent> & {
@@ -29,27 +58,56 @@ export type VerifierOptions = RoleLoopOptions<VerifierEvent> & {
    * class {proof runtime, this runtime} (docs/verification.md, "On chain").
    */
   mode?: VerificationMode | undefined
+  /** `honest` (default), `lazy` or `colluding` (docs/adversaries.md). */
+  strategy?: VerifierStrategyName | undefined
+  /** colluding: the solvers whose proofs it accepts without replaying. */
+  colludeWith?: readonly Address[] | undefined
+  /** Wait this long after first seeing a committed proof before claiming its verification. */
+  claimDelayMs?: number | undefined
 }
 
-export type VerifiedTask = {taskId: bigint; accepted: boolean; reportHash: Hex}
+/**
+ * Verifier stakes a verifier keeps deposited: one to lock for the task it verifies, one free so that it can still
+ * be drawn for a dispute committee meanwhile (a member needs free stake >= verifierStake, docs/disputes.md).
+ */
+const stakesHeld = 2
+
+export type VerifiedTask = {taskId: bigint; accepted: boolean; reportHash: Hex; segment: number; replayHash: Hex; replayed: boolean}
+
+/** The verdict a verifier posts, with the report its hash commits to. */
+type Decision = {report: unknown; accepted: boolean; reason?: string | undefined; distance: bigint; segment: number; replayHash: Hex; replayed: boolean}
 
 /**
  * The verifier's role loop: once a proof is committed and a later block exists, claim the verification
- * (which reveals the sampling randomness), replay the sampled segments, post the verdict, and settle the
- * task after its challenge window.
+ * (which reveals the sampling randomness), replay the sampled segments, post the verdict (a rejection names
+ * the first failing segment and the hash its replay gave), serve on dispute committees, and pump settle on
+ * its verified tasks after their reveal window.
  */
 export async function runVerifier(options: VerifierOptions): Promise<VerifiedTask[]> {
   const {connection, signal} = options
   const emit = options.onEvent ?? (() => {})
   const me = connection.account.address
+  const strategy = options.strategy ?? 'honest'
+  const colludeWith = options.colludeWith ?? []
 
   const mode = options.mode ?? 'exact'
   const runtime = await selectBackend(options.backend)
-  await ensureRegistered(connection, 'verifier')
-  emit({type: 'ready', address: me, runtime: runtimeIdString(runtime)})
-  // Tasks whose proofs were made on a runtime this verifier cannot reproduce bit for bit: left to others.
-  const unverifiable = new Set<bigint>()
-  const lostRaces = new Set<bigint>()
+  await ensureRegistered(connection, 'verifier', stakesHeld)
+  emit({type: 'ready', address: me, runtime: runtimeIdString(runtime), strategy})
+  // A proof is one attempt at a task: `id:commitBlock`. A task re-verified after a forced error or a dispute
+  // is a new proof (or the same one, again), so skips and lost races are remembered per attempt.
+  const attemptOf = (task: Pick<Task, 'id' | 'commitBlock'>) => `${task.id}:${task.commitBlock}`
+  const passed = new Set<string>()
+  const firstSeen = new Map<string, number>()
+
+  // Committee duty: a verifier with free stake may be drawn to vote on any dispute it is not a party of.
+  const agent = createDisputeAgent({
+    connection,
+    store: connection.store,
+    stance: 'honest',
+    serveCommittee: true,
+    onEvent: (event) => emit({type: 'dispute', event}),
+  })
 
   return runRoleLoop({
     options,
@@ -57,56 +115,91 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
     pick(tasks, now, mayTakeMore) {
       const held = tasks.find((task) => task.verifier === me && task.status === 'Verifying' && now.timestamp <= task.deadline)
       if (held) return {task: held, held: true}
-      const ready = tasks.find(
-        (task) =>
-          task.status === 'Committed' &&
-          task.solver !== me &&
-          !unverifiable.has(task.id) &&
-          !lostRaces.has(task.id) &&
-          now.timestamp <= task.deadline &&
-          now.number > task.commitBlock + 1n,
+      const committed = tasks.filter((task) => task.status === 'Committed')
+      for (const task of committed) if (!firstSeen.has(attemptOf(task))) firstSeen.set(attemptOf(task), performance.now())
+      const waited = (task: Task) => performance.now() - (firstSeen.get(attemptOf(task)) ?? 0) >= (options.claimDelayMs ?? 0)
+      const ready = committed.find(
+        (task) => task.solver !== me && !passed.has(attemptOf(task)) && now.timestamp <= task.deadline && now.number > task.commitBlock + 1n && waited(task),
       )
       return ready && mayTakeMore ? {task: ready, held: false} : undefined
     },
     work: verifyTask,
-    onSettled: (taskId, gasUsed) => emit({type: 'settled', taskId, gasUsed}),
+    duties: () => agent.poll(),
+    onSettled: (report) => emit({type: 'settle', ...report}),
   })
 
   async function verifyTask(task: Task, alreadyClaimed: boolean): Promise<VerifiedTask | undefined> {
     let randomness = task.randomness
     const spec = await loadTaskSpec(connection, task)
+    const unchecked = skipsReplay(strategy, task.solver, colludeWith)
     const manifestRuntime = await runtimeOfProof(task.manifestHash)
-    const thresholds = mode === 'tolerance' && manifestRuntime ? await postedThresholds(spec, manifestRuntime) : undefined
+    const thresholds = !unchecked && mode === 'tolerance' && manifestRuntime ? await postedThresholds(spec, manifestRuntime) : undefined
     if (!alreadyClaimed) {
-      const skip =
-        mode === 'exact'
-          ? manifestRuntime && !sameRuntime(manifestRuntime, runtime)
-            ? `proof runtime ${runtimeIdString(manifestRuntime)} differs from ${runtimeIdString(runtime)}`
-            : undefined
-          : manifestRuntime && !thresholds
-            ? `no threshold posted for this model on ${runtimeIdString(manifestRuntime)} + ${runtimeIdString(runtime)}`
-            : undefined
+      const skip = (await isBarred(task.id))
+        ? 'barred from this task (an earlier verdict of ours on it was overturned)'
+        : unchecked
+          ? undefined
+          : mode === 'exact'
+            ? manifestRuntime && !sameRuntime(manifestRuntime, runtime)
+              ? `proof runtime ${runtimeIdString(manifestRuntime)} differs from ${runtimeIdString(runtime)}`
+              : undefined
+            : manifestRuntime && !thresholds
+              ? `no threshold posted for this model on ${runtimeIdString(manifestRuntime)} + ${runtimeIdString(runtime)}`
+              : undefined
       if (skip) {
-        unverifiable.add(task.id)
+        passed.add(attemptOf(task))
         emit({type: 'skipped', taskId: task.id, reason: skip})
         return undefined
       }
-      await ensureRegistered(connection, 'verifier')
+      await ensureRegistered(connection, 'verifier', stakesHeld)
       try {
         const claim = await claimVerification(connection, task.id)
         randomness = claim.randomness
         emit({type: 'claimed', taskId: task.id, randomness, gasUsed: claim.gasUsed})
       } catch (error) {
-        if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'RandomnessNotReady')) {
+        if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'RandomnessNotReady', 'VerifierBarred', 'SolverCannotVerify')) {
           if (error.errorName === 'RandomnessNotReady') return undefined // try again on a later block
           emit({type: 'lost-race', taskId: task.id, reason: error.errorName})
-          lostRaces.add(task.id)
+          passed.add(attemptOf(task))
           return undefined
         }
         throw error
       }
     }
     const started = performance.now()
+    const decision = unchecked ? decideUnchecked(task) : await decideByReplay(task, spec, randomness, thresholds)
+    if (!decision) return undefined
+    const reportHash = await connection.store.putJson(decision.report)
+    const verdict = await postVerdict(connection, task.id, {
+      accepted: decision.accepted,
+      reportHash,
+      distance: decision.distance,
+      segment: decision.segment,
+      replayHash: decision.replayHash,
+    })
+    emit({
+      type: 'verdict',
+      taskId: task.id,
+      accepted: decision.accepted,
+      reason: decision.reason,
+      reportHash,
+      distance: decision.distance,
+      segment: decision.segment,
+      replayHash: decision.replayHash,
+      replayed: decision.replayed,
+      verifySeconds: (performance.now() - started) / 1000,
+      gasUsed: verdict.gasUsed,
+    })
+    return {taskId: task.id, accepted: decision.accepted, reportHash, segment: decision.segment, replayHash: decision.replayHash, replayed: decision.replayed}
+  }
+
+  /** lazy, or colluding with this task's solver: accept without replaying, and say so in the report. */
+  function decideUnchecked(task: Task): Decision {
+    const report = uncheckedReport(strategy === 'lazy' ? 'lazy' : 'colluding', task.manifestHash, task.proofRoot)
+    return {report, accepted: true, reason: report.reason, distance: 0n, segment: 0, replayHash: zeroHash, replayed: false}
+  }
+
+  async function decideByReplay(task: Task, spec: JobSpec, randomness: Hex, thresholds: Thresholds | undefined): Promise<Decision | undefined> {
     const report = await verifyProof({
       mode,
       thresholds,
@@ -126,20 +219,61 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       emit({type: 'inconclusive', taskId: task.id, reason: report.reason ?? 'runtime unavailable'})
       return undefined
     }
-    const reportHash = await connection.store.putJson(report)
+    const scheduleProblem = onchainScheduleProblem(task, spec)
     const distance = verdictDistance(report)
-    const verdict = await postVerdict(connection, task.id, report.accepted, reportHash, distance)
-    emit({
-      type: 'verdict',
-      taskId: task.id,
-      accepted: report.accepted,
-      reason: report.reason,
-      reportHash,
-      distance,
-      verifySeconds: (performance.now() - started) / 1000,
-      gasUsed: verdict.gasUsed,
-    })
-    return {taskId: task.id, accepted: report.accepted, reportHash}
+    if (report.accepted && !scheduleProblem) return {report, accepted: true, distance, segment: 0, replayHash: zeroHash, replayed: true}
+    const reason = report.accepted ? scheduleProblem : report.reason
+    const claim = await rejectionClaim(task, spec, randomness, report, thresholds)
+    return {report: {...report, accepted: false, reason, claim}, accepted: false, reason, distance, replayed: true, ...claim}
+  }
+
+  /**
+   * What a rejection claims on chain: the segment that failed and the end hash the replay gave, which the
+   * solver may contest in the pinpoint game. The first failed replay when there is one. A proof rejected by
+   * an earlier check (initial weights, schedule) is replayed until a sampled segment fails, so the claim is
+   * one the game can decide; only when every replay matches does it name segment 0 with the report's own
+   * hash (docs/adversaries.md: such a rejection is right, but the game cannot uphold it).
+   */
+  async function rejectionClaim(task: Task, spec: JobSpec, randomness: Hex, report: VerificationReport, thresholds: Thresholds | undefined): Promise<{segment: number; replayHash: Hex}> {
+    const failed = report.segments.find((segment) => !segment.match)
+    if (failed) return {segment: failed.segment, replayHash: failed.actual}
+    let manifest: ProofManifest
+    try {
+      manifest = await connection.store.getJson<ProofManifest>(task.manifestHash)
+    } catch {
+      return fallbackClaim(report)
+    }
+    // The on-chain schedule is the one the game plays: segment s spans [s * interval, min((s + 1) * interval, totalSteps)].
+    const onchain = manifest.checkpoints.map((checkpoint, index) => ({
+      hash: checkpoint.hash,
+      step: index === manifest.checkpoints.length - 1 ? Number(task.totalSteps) : Math.min(index * Number(task.checkpointInterval), Number(task.totalSteps)),
+    }))
+    const relabelled: ProofManifest = {...manifest, checkpoints: onchain}
+    const segmentCount = onchain.length - 1
+    const sampled = segmentCount < 1 ? [] : selectSegments({randomness, segmentCount, count: Math.min(spec.verification.segments, segmentCount)})
+    const candidates = [...new Set([...sampled, 0, segmentCount - 1])].filter((segment) => segment >= 0 && segment < segmentCount)
+    for (const segment of candidates) {
+      try {
+        const replay = await replaySegment({spec, store: connection.store, manifest: relabelled, segment, backend: options.backend, mode, thresholds})
+        if (!replay.match) return {segment, replayHash: replay.actual}
+      } catch {
+        // A segment that cannot be replayed (missing or foreign checkpoint) gives no hash to claim.
+      }
+    }
+    return fallbackClaim(report)
+  }
+
+  function fallbackClaim(report: VerificationReport): {segment: number; replayHash: Hex} {
+    return {segment: 0, replayHash: reportDigest(report)}
+  }
+
+  /** A verifier whose verdict was overturned (or that accepted a revealed forced error) may not verify the task again. */
+  async function isBarred(taskId: bigint): Promise<boolean> {
+    try {
+      return await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'isVerifierBarred', args: [taskId, me]})
+    } catch (error) {
+      throw toProtocolError('isVerifierBarred', error)
+    }
   }
 
   /** The full thresholds behind the threshold posted for the job's model on {proof runtime, this runtime}, if any. */
@@ -157,4 +291,24 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       return undefined
     }
   }
+}
+
+/**
+ * The on-chain schedule (checkpointInterval, totalSteps, checkpointCount) must be the job's: the dispute game
+ * plays segments by the on-chain numbers, so a proof whose manifest (checked against the spec by verifyProof)
+ * disagrees with them is rejected.
+ */
+export function onchainScheduleProblem(task: Pick<Task, 'checkpointInterval' | 'totalSteps' | 'checkpointCount'>, spec: JobSpec): string | undefined {
+  const expected = {checkpointInterval: BigInt(spec.proof.checkpointInterval), totalSteps: BigInt(spec.training.steps), checkpointCount: checkpointSchedule(spec).length}
+  if (task.checkpointInterval !== expected.checkpointInterval)
+    return `on-chain checkpointInterval: expected ${expected.checkpointInterval} (the job's), got ${task.checkpointInterval}`
+  if (task.totalSteps !== expected.totalSteps) return `on-chain totalSteps: expected ${expected.totalSteps} (the job's), got ${task.totalSteps}`
+  if (task.checkpointCount !== expected.checkpointCount)
+    return `on-chain checkpointCount: expected ${expected.checkpointCount} (the job's), got ${task.checkpointCount}`
+  return undefined
+}
+
+/** A non-zero hash that names the verification report when no replay gives one: sha256 of its canonical JSON. */
+function reportDigest(report: VerificationReport): Hex {
+  return sha256Hex(canonicalJsonBytes(report))
 }

@@ -14,3 +14,15 @@ export {
   type StrategyName,
 } from './strategies.js'
 export {wrongDataShare, wrongDataSize} from './wrongData.js'
+export {forcedErrorAmplitude, forcedErrorProof, type ForcedErrorProof} from './forcedError.js'
+export {
+  describeVerifierStrategy,
+  isVerifierStrategyName,
+  parseVerifierStrategyName,
+  skipsReplay,
+  uncheckedReport,
+  verifierStrategyNames,
+  type UncheckedReport,
+  type VerifierStrategyDescription,
+  type VerifierStrategyName,
+} from './verifierStrategies.js'

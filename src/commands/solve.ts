@@ -1,6 +1,6 @@
 import {Args, Flags} from '@oclif/core'
 
-import {runSolver, type SolverEvent} from '../actors/solver.js'
+import {type SolverDisputeStance, solverDisputeStances, runSolver, type SolverEvent} from '../actors/solver.js'
 import {type OfflineSolveResult, solveOffline} from '../actors/solveOffline.js'
 import {strategyNames, type StrategyName} from '../adversary/index.js'
 import {InvalidInputError} from '../errors/base.js'
@@ -10,16 +10,18 @@ import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
 import {createProgress, type Progress} from '../ui/progress.js'
+import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
 
 export default class Solve extends BaseCommand {
   static override summary = 'Act as a solver: take open tasks, train them with proof checkpoints, commit the proof.'
   static override description =
-    'Registers and stakes as a solver if needed, claims an open task (locking the stake), trains it on the chosen TensorFlow.js backend while storing a checkpoint every k steps, and commits the Merkle root of the checkpoints. A task claimed before a crash or Ctrl-C resumes from its last checkpoint. With --json, each event is one JSON line.'
+    'Registers and stakes as a solver if needed, claims an open task (locking the stake and committing to a fresh secret), trains it on the chosen TensorFlow.js backend while storing a checkpoint every k steps, tosses the forced-error coin, and commits the Merkle root of the checkpoints (when the coin says so, a deliberately wrong proof with the honest one sealed, revealed after the challenge window; docs/disputes.md). It disputes a rejection of its honest proof, plays its disputes, and settles its verified tasks. A task claimed before a crash or Ctrl-C resumes from its last checkpoint, with its secret. With --json, each event is one JSON line.'
   static override examples = [
     {description: 'Solve one task on the local devnet as account 2', command: '<%= config.bin %> <%= command.id %> --account 2'},
     {description: 'Keep solving, streaming events as JSON lines', command: '<%= config.bin %> <%= command.id %> --loop --account 2 --json'},
     {description: 'Train a job with no chain and write a proof bundle', command: '<%= config.bin %> <%= command.id %> --offline fixtures/jobs/mnist-mlp.yaml --out ./proof'},
+    {description: 'Play a skip-steps cheater that disputes its rejection and then stops answering', command: '<%= config.bin %> <%= command.id %> --loop --account 3 --strategy skip-steps --dispute-stance staller'},
     {description: 'Write the bundle a forging cheater would (for testing verifiers)', command: '<%= config.bin %> <%= command.id %> --offline fixtures/jobs/mnist-mlp.yaml --out ./forged --strategy forge'},
     {description: 'Solve against any chain where the contracts are deployed', command: '<%= config.bin %> <%= command.id %> --rpc-url http://127.0.0.1:8545 --market 0x… --registry 0x… --private-key $KEY --store /shared/blobs'},
   ]
@@ -38,6 +40,12 @@ export default class Solve extends BaseCommand {
       default: 'honest',
     }),
     'claim-delay': Flags.integer({description: 'Wait this many milliseconds after first seeing an open task before claiming it.', min: 0, default: 0}),
+    'dispute-stance': Flags.string({
+      description:
+        'How to play a dispute over its proof (docs/adversaries.md): honest replays truthfully, defend stands behind the committed proof, staller disputes a rejection and stops answering after --stall-after rounds. Default: honest for --strategy honest, defend for a cheat.',
+      options: [...solverDisputeStances],
+    }),
+    'stall-after': Flags.integer({description: 'With --dispute-stance staller: dispute rounds answered before it stops.', min: 0, default: 1}),
     backend: backendFlag,
   }
 
@@ -51,24 +59,34 @@ export default class Solve extends BaseCommand {
       if (flags.json) return this.emitJsonLine({role: 'solver', ...event})
       switch (event.type) {
         case 'ready':
-          return this.log(`solver ${event.address} ready, backend ${event.runtime}`)
+          return this.log(`solver ${event.address} ready, backend ${event.runtime}, dispute stance ${event.disputeStance}`)
         case 'claimed':
-          this.log(`task ${event.taskId}: claimed`)
+          this.log(`task ${event.taskId}: claimed in block ${event.claimBlock}`)
           return
         case 'progress':
           bar ??= createProgress({label: `task ${event.taskId} training`, total: event.steps, enabled: true})
           bar.update(event.step, `loss ${event.loss.toFixed(4)}`)
           return
+        case 'coin':
+          return event.forced ? this.log(`task ${event.taskId}: forced error: publishing a deliberately wrong proof, the honest one sealed`) : undefined
         case 'committed':
           bar?.stop()
           bar = undefined
           return this.log(
-            `task ${event.taskId}: committed proof ${event.proofRoot} (${event.checkpoints} checkpoints, ${event.trainingSeconds.toFixed(1)} s, runtime ${event.runtime}${event.strategy ? `, strategy ${event.strategy}` : ''})`,
+            `task ${event.taskId}: committed proof ${event.proofRoot} (${event.checkpoints} checkpoints, ${event.trainingSeconds.toFixed(1)} s, runtime ${event.runtime}${event.strategy ? `, strategy ${event.strategy}` : ''}${event.sealedHonestRoot ? `, forced error sealing ${event.sealedHonestRoot}` : ''})`,
           )
+        case 'revealed':
+          return this.log(`task ${event.taskId}: revealed the forced error; the honest proof ${event.honestRoot} goes to a fresh verification`)
+        case 'rejection-disputed':
+          return this.log(`task ${event.taskId}: disputed the rejection of segment ${event.segment}`)
         case 'resumed':
           return this.log(`task ${event.taskId}: resuming from the checkpoint at step ${event.step}`)
-        case 'settled':
-          return this.log(`task ${event.taskId}: settled`)
+        case 'settle':
+          return this.log(`task ${event.taskId}: settle: ${describeSettle(event.outcome)}`)
+        case 'dispute':
+          return this.log(`dispute ${event.event.disputeId}: ${describeDisputeEvent(event.event)}`)
+        case 'warning':
+          return this.warn(`task ${event.taskId}: ${event.message}`)
         case 'lost-race':
           return this.log(`task ${event.taskId}: taken by another solver (${event.reason})`)
         case 'checkpoint':
@@ -83,6 +101,8 @@ export default class Solve extends BaseCommand {
         maxTasks: flags['max-tasks'],
         claimDelayMs: flags['claim-delay'],
         strategy: flags.strategy as StrategyName,
+        disputeStance: flags['dispute-stance'] as SolverDisputeStance | undefined,
+        stallAfterRounds: flags['stall-after'],
         signal,
         onEvent,
       }),

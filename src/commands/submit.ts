@@ -6,11 +6,12 @@ import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
 import {createProgress, type Progress} from '../ui/progress.js'
+import {describeSettle} from '../ui/taskView.js'
 
 export default class Submit extends BaseCommand {
   static override summary = 'Submit a training job: validate its spec, publish it and escrow the fee.'
   static override description =
-    'Reads a job.yaml, validates it, stores the spec in the blob store and posts the task with its escrow. With --wait it follows the task through training, verification and the challenge window, settles it, and reports the delivered model\'s test accuracy.'
+    'Reads a job.yaml, validates it, stores the spec in the blob store and posts the task with its escrow. With --wait it follows the task through training, verification, the challenge and reveal windows and any dispute, reopening or re-verification, calls settle until it is done, and reports the delivered model\'s test accuracy.'
   static override examples = [
     {description: 'Check a job spec without touching a chain', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --dry-run'},
     {description: 'Submit to the local devnet as account 1 and wait for the trained model', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --account 1 --wait'},
@@ -40,6 +41,9 @@ export default class Submit extends BaseCommand {
         progress = createProgress({label: `task ${submitted.taskId}`, total: 5, enabled: flags.wait && !flags.json})
       },
       onStatus: (phase, status) => progress?.update(phase, status),
+      onSettle: (report) => {
+        if (report.outcome.type !== 'settled') this.log(`task ${report.taskId}: settle: ${describeSettle(report.outcome)}`)
+      },
     })
     progress?.stop()
     if (result.dryRun) {

@@ -2,6 +2,8 @@ import {Flags} from '@oclif/core'
 
 import {readFile} from 'node:fs/promises'
 
+import {type Address, isAddress} from 'viem'
+
 import {InvalidInputError} from '../errors/base.js'
 import {type BackendName, runtimeIdString} from '../ml/backend/index.js'
 import {loadJobSpec} from '../ml/spec/index.js'
@@ -10,9 +12,10 @@ import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bund
 import {parseThresholds, type SamplingStrategy, type Thresholds, type VerificationMode} from '../pol/index.js'
 import {planTable, type PlanTable} from '../pol/plan/index.js'
 import {bundleVerificationView, type BundleVerificationView, segmentHeader, segmentRow} from '../ui/verificationView.js'
-import {renderTable} from '../ui/taskView.js'
+import {describeDisputeEvent, describeSettle, renderTable} from '../ui/taskView.js'
 
 import {runVerifier, type VerifierEvent} from '../actors/verifier.js'
+import {verifierStrategyNames, type VerifierStrategyName} from '../adversary/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand, ExitCode} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
@@ -22,10 +25,12 @@ import {withInterrupt} from '../ui/withInterrupt.js'
 export default class Verify extends BaseCommand {
   static override summary = 'Act as a verifier: replay sampled segments of committed proofs and post verdicts.'
   static override description =
-    'Registers and stakes as a verifier if needed. For each committed task (not its own), it waits for a block after the commit, claims the verification (which reveals the randomness that picks the segments), replays each sampled segment from its starting checkpoint, demands a bit-for-bit hash match with the committed checkpoint, and posts the verdict. It settles its tasks after the challenge window. With --json, each event is one JSON line.'
+    'Registers and stakes as a verifier if needed. For each committed task (not its own), it waits for a block after the commit, claims the verification (which reveals the randomness that picks the segments), replays each sampled segment from its starting checkpoint, demands a bit-for-bit hash match with the committed checkpoint, and posts the verdict (a rejection names the failing segment and the hash its replay gave). It serves on dispute committees it is drawn for, and settles its tasks after the challenge and reveal windows. --strategy lazy or colluding plays an adversary (docs/adversaries.md). With --json, each event is one JSON line.'
   static override examples = [
     {description: 'Verify one task on the local devnet as account 4', command: '<%= config.bin %> <%= command.id %> --account 4'},
     {description: 'Keep verifying, streaming events as JSON lines', command: '<%= config.bin %> <%= command.id %> --loop --account 4 --json'},
+    {description: 'Play a lazy verifier that accepts without replaying', command: '<%= config.bin %> <%= command.id %> --loop --account 4 --strategy lazy'},
+    {description: "Accept one solver's proofs unchecked, verify the rest honestly", command: '<%= config.bin %> <%= command.id %> --loop --account 4 --strategy colluding --collude-with 0x…'},
     {description: 'Verify a proof bundle with no chain (exit code 0 accepted, 1 rejected, 2 unusable)', command: '<%= config.bin %> <%= command.id %> --proof ./proof --segments 3 --seed 7'},
     {description: 'Verify a cpu-trained bundle on wasm within profiled distance thresholds', command: '<%= config.bin %> <%= command.id %> --proof ./proof --mode tolerance --thresholds thresholds.json --backend wasm'},
     {description: 'How likely is a cheater who faked 10% of the segments to be caught?', command: '<%= config.bin %> <%= command.id %> --plan --job fixtures/jobs/mnist-mlp.yaml --faked 0.1'},
@@ -49,11 +54,19 @@ export default class Verify extends BaseCommand {
     faked: Flags.string({description: 'With --plan: comma-separated shares of faked segments.', default: '0.05,0.1,0.25,0.5'}),
     loop: Flags.boolean({description: 'Keep verifying tasks until interrupted.'}),
     'max-tasks': Flags.integer({description: 'Stop after this many verdicts (default: 1 without --loop).', min: 1}),
+    strategy: Flags.string({
+      description: "On a chain: honest replays; lazy accepts without replaying; colluding accepts --collude-with solvers' proofs unchecked and verifies the rest honestly (docs/adversaries.md).",
+      options: [...verifierStrategyNames],
+      default: 'honest',
+    }),
+    'collude-with': Flags.string({description: 'With --strategy colluding: a partner solver address (repeat for more).', multiple: true}),
+    'claim-delay': Flags.integer({description: 'Wait this many milliseconds after first seeing a committed proof before claiming it.', min: 0, default: 0}),
     backend: backendFlag,
   }
 
   async run(): Promise<BundleVerificationView | PlanTable | undefined> {
     const {flags} = await this.parse(Verify)
+    if ((flags.proof || flags.plan) && flags.strategy !== 'honest') throw new InvalidInputError(`--strategy: ${flags.strategy} plays on a chain; --proof and --plan take none`)
     if (flags.plan) return this.plan(flags)
     if (flags.proof) {
       return this.verifyOffline({
@@ -67,20 +80,24 @@ export default class Verify extends BaseCommand {
         json: flags.json === true,
       })
     }
+    const colludeWith = collusionPartners(flags.strategy, flags['collude-with'])
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     const onEvent = (event: VerifierEvent) => {
       if (flags.json) return this.emitJsonLine({role: 'verifier', ...event})
       switch (event.type) {
         case 'ready':
-          return this.log(`verifier ${event.address} ready, backend ${event.runtime}`)
+          return this.log(`verifier ${event.address} ready, backend ${event.runtime}${event.strategy === 'honest' ? '' : `, strategy ${event.strategy}`}`)
         case 'claimed':
           return this.log(`task ${event.taskId}: verification claimed, randomness ${event.randomness}`)
         case 'segment':
           return this.log(`task ${event.taskId}: segment ${event.segment} (steps ${event.startStep}-${event.endStep}) ${event.match ? 'matches' : 'DIFFERS'} (${event.seconds.toFixed(1)} s)`)
         case 'verdict':
-          return this.log(`task ${event.taskId}: ${event.accepted ? 'accepted' : `rejected (${event.reason ?? 'mismatch'})`}`)
-        case 'settled':
-          return this.log(`task ${event.taskId}: settled`)
+          if (!event.replayed) return this.log(`task ${event.taskId}: accepted without replaying (${event.reason ?? 'strategy'})`)
+          return this.log(`task ${event.taskId}: ${event.accepted ? 'accepted' : `rejected at segment ${event.segment}, replay ${event.replayHash} (${event.reason ?? 'mismatch'})`}`)
+        case 'settle':
+          return this.log(`task ${event.taskId}: settle: ${describeSettle(event.outcome)}`)
+        case 'dispute':
+          return this.log(`dispute ${event.event.disputeId}: ${describeDisputeEvent(event.event)}`)
         case 'lost-race':
           return this.log(`task ${event.taskId}: taken by another verifier (${event.reason})`)
         case 'skipped':
@@ -94,6 +111,9 @@ export default class Verify extends BaseCommand {
         connection,
         backend: flags.backend as BackendName,
         mode: flags.mode as VerificationMode,
+        strategy: flags.strategy as VerifierStrategyName,
+        colludeWith,
+        claimDelayMs: flags['claim-delay'],
         loop: flags.loop,
         maxTasks: flags['max-tasks'],
         signal,
@@ -140,6 +160,15 @@ export default class Verify extends BaseCommand {
     )
     return table
   }
+}
+
+/** --collude-with addresses, checked: only a colluding verifier has partners, and it needs at least one. */
+function collusionPartners(strategy: string, partners: string[] | undefined): Address[] {
+  const list = partners ?? []
+  if (strategy !== 'colluding' && list.length > 0) throw new InvalidInputError(`--collude-with: only taken with --strategy colluding, got --strategy ${strategy}`)
+  if (strategy === 'colluding' && list.length === 0) throw new InvalidInputError('--collude-with: expected a partner solver address with --strategy colluding')
+  for (const partner of list) if (!isAddress(partner)) throw new InvalidInputError(`--collude-with: expected an address (0x + 40 hex), got ${partner}`)
+  return list as Address[]
 }
 
 async function readThresholds(file: string): Promise<Thresholds> {

@@ -14,6 +14,8 @@ export type ConnectOptions = {
   account?: number | undefined
   market?: string | undefined
   registry?: string | undefined
+  /** PinpointGame address; without it (and none in the devnet file) dispute code reads `market.game()`. */
+  game?: string | undefined
   /** ThresholdRegistry address (only profiling needs it). */
   thresholds?: string | undefined
   stateDir: string
@@ -27,7 +29,7 @@ export type Connection = {
   publicClient: PublicClient
   walletClient: WalletClient | undefined
   account: PrivateKeyAccount | undefined
-  contracts: {registry: Address; market: Address; thresholds?: Address | undefined}
+  contracts: {registry: Address; market: Address; thresholds?: Address | undefined; game?: Address | undefined; config?: Address | undefined}
   store: BlobStore
   storeDir: string
   stateDir: string
@@ -49,6 +51,11 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   const registry = parseAddress('--registry', options.registry ?? devnet?.contracts.registry)
   const thresholdsAddress = options.thresholds ?? devnet?.contracts.thresholds
   const thresholds = thresholdsAddress === undefined ? undefined : parseAddress('--threshold-registry', thresholdsAddress)
+  // Only when the market is the devnet's: a --market elsewhere has its own game (read from market.game()).
+  const gameAddress = options.game ?? (options.market === undefined ? devnet?.contracts.game : undefined)
+  const game = gameAddress === undefined ? undefined : parseAddress('--game', gameAddress)
+  // The ProtocolConfig likewise; without it readers ask `market.config()`.
+  const config = options.market === undefined ? devnet?.contracts.config : undefined
 
   let privateKey = options.privateKey
   if (options.account !== undefined) {
@@ -70,7 +77,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     publicClient,
     walletClient,
     account,
-    contracts: {market, registry, thresholds},
+    contracts: {market, registry, thresholds, game, config},
     store: createLocalStore(storeDir),
     storeDir,
     stateDir: options.stateDir,

@@ -1,6 +1,7 @@
-import {roleRegistryAbi, taskMarketAbi} from '../chain/generated/index.js'
+import {roleRegistryAbi} from '../chain/generated/index.js'
 import type {SignedConnection} from './connect.js'
 import {toProtocolError} from './errors.js'
+import {getProtocolParams} from './getProtocolParams.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 import {Role, type RoleName} from './types.js'
 
@@ -21,24 +22,18 @@ export async function getStake(connection: Pick<SignedConnection, 'publicClient'
   }
 }
 
-/** The stake the market locks per task for a role. */
-export async function requiredStake(connection: Pick<SignedConnection, 'publicClient' | 'contracts'>, role: 'solver' | 'verifier'): Promise<bigint> {
-  try {
-    return await connection.publicClient.readContract({
-      address: connection.contracts.market,
-      abi: taskMarketAbi,
-      functionName: role === 'solver' ? 'solverStake' : 'verifierStake',
-    })
-  } catch (error) {
-    throw toProtocolError(`${role}Stake`, error)
-  }
+/** The stake the market locks per task for a role (a whistleblower's: its deposit per challenge), from ProtocolConfig. */
+export async function requiredStake(connection: Pick<SignedConnection, 'publicClient' | 'contracts'>, role: RoleName): Promise<bigint> {
+  const params = await getProtocolParams(connection)
+  return role === 'solver' ? params.solverStake : role === 'verifier' ? params.verifierStake : params.challengeDeposit
 }
 
 /**
  * Registers the signer for `role` and tops its free stake up to `tasks` times the per-task stake, so an
- * actor can start playing with one command. Returns the transaction when one was needed.
+ * actor can start playing with one command (a whistleblower: `tasks` challenge deposits). Returns the transaction
+ * when one was needed.
  */
-export async function ensureRegistered(connection: SignedConnection, role: Exclude<RoleName, 'whistleblower'>, tasks = 1): Promise<TransactionResult | undefined> {
+export async function ensureRegistered(connection: SignedConnection, role: RoleName, tasks = 1): Promise<TransactionResult | undefined> {
   const address = connection.account.address
   const [roles, stake, perTask] = await Promise.all([
     connection.publicClient.readContract({address: connection.contracts.registry, abi: roleRegistryAbi, functionName: 'rolesOf', args: [address]}),

@@ -3,7 +3,7 @@ import type {Connection} from './connect.js'
 import {toProtocolError} from './errors.js'
 import {type Task, taskStatuses} from './types.js'
 
-export async function getTask(connection: Connection, id: bigint): Promise<Task> {
+export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'>, id: bigint): Promise<Task> {
   try {
     const raw = await connection.publicClient.readContract({
       address: connection.contracts.market,
@@ -20,6 +20,7 @@ export async function getTask(connection: Connection, id: bigint): Promise<Task>
       verifier: raw.verifier,
       status,
       accepted: raw.accepted,
+      attempts: Number(raw.attempts),
       specHash: raw.specHash,
       escrow: raw.escrow,
       solverReward: raw.solverReward,
@@ -35,8 +36,27 @@ export async function getTask(connection: Connection, id: bigint): Promise<Task>
       manifestHash: raw.manifestHash,
       randomness: raw.randomness,
       reportHash: raw.reportHash,
-      attempts: Number(raw.attempts),
       distance: raw.distance,
+      secretHash: raw.secretHash,
+      seed: raw.seed,
+      sealedHonest: raw.sealedHonest,
+      claimBlock: BigInt(raw.claimBlock),
+      checkpointInterval: BigInt(raw.checkpointInterval),
+      totalSteps: BigInt(raw.totalSteps),
+      forcedErrorBps: Number(raw.forcedErrorBps),
+      forcedRevealed: raw.forcedRevealed,
+      verdictBlock: BigInt(raw.verdictBlock),
+      challengeEndBlock: BigInt(raw.challengeEndBlock),
+      revealEndBlock: BigInt(raw.revealEndBlock),
+      rejectSegment: Number(raw.rejectSegment),
+      disputeFiled: raw.disputeFiled,
+      nextChallenge: Number(raw.nextChallenge),
+      rejectReplayHash: raw.rejectReplayHash,
+      rejectStartHash: raw.rejectStartHash,
+      rejectEndHash: raw.rejectEndHash,
+      solverLocked: raw.solverLocked,
+      verifierLocked: raw.verifierLocked,
+      activeDispute: raw.activeDispute,
     }
   } catch (error) {
     throw toProtocolError('getTask', error)

@@ -8,6 +8,7 @@ export type TaskStatus = (typeof taskStatuses)[number]
 export const Role = {solver: 1, verifier: 2, whistleblower: 4} as const
 export type RoleName = keyof typeof Role
 
+/** The task struct `TaskMarket.getTask` returns (same field names), with bigints for every uint64 and names for enums. */
 export type Task = {
   id: bigint
   submitter: Address
@@ -15,6 +16,8 @@ export type Task = {
   verifier: Address
   status: TaskStatus
   accepted: boolean
+  /** Proofs rejected so far (each rejection reopens the task). */
+  attempts: number
   specHash: Hex
   escrow: bigint
   solverReward: bigint
@@ -22,18 +25,53 @@ export type Task = {
   claimTimeout: bigint
   trainingTimeout: bigint
   verificationTimeout: bigint
+  /** The current stage's deadline, a unix time (seconds) judged by the chain's clock. */
   deadline: bigint
   submittedAt: bigint
   commitBlock: bigint
   checkpointCount: number
   proofRoot: Hex
   manifestHash: Hex
+  /** blockhash(commitBlock + 1): picks the segments a verifier replays. */
   randomness: Hex
   reportHash: Hex
-  /** Proofs rejected so far (each rejection reopens the task). */
-  attempts: number
   /** The largest replay distance the verifier posted, 1e18 fixed point (0: bit-for-bit matches). */
   distance: bigint
+  /** keccak256(abi.encode(secret)), committed at the claim (docs/disputes.md, "Task lifecycle"). */
+  secretHash: Hex
+  /** blockhash(claimBlock + 1), fixed by commitProof: with the secret it tosses the forced-error coin. */
+  seed: Hex
+  /** keccak256(abi.encode(honestRoot, honestManifestHash, secret)): the honest proof behind a forced error. */
+  sealedHonest: Hex
+  /** Block of the solver's claim. */
+  claimBlock: bigint
+  /** The proof's schedule: checkpoint s is the state after step min(s * checkpointInterval, totalSteps). */
+  checkpointInterval: bigint
+  totalSteps: bigint
+  /** ProtocolConfig.forcedErrorBps at the claim: the coin's odds for this attempt. */
+  forcedErrorBps: number
+  /** The solver revealed a forced error: the honest proof replaced the published one. */
+  forcedRevealed: boolean
+  /** Block of the verdict; challenges run to challengeEndBlock, a forced error's reveal to revealEndBlock. */
+  verdictBlock: bigint
+  challengeEndBlock: bigint
+  revealEndBlock: bigint
+  /** A rejection's failed segment (0 for an acceptance). */
+  rejectSegment: number
+  /** The solver filed a dispute of the rejection (played at settle). */
+  disputeFiled: boolean
+  /** Index of the next whistleblower challenge to play (or the one playing). */
+  nextChallenge: number
+  /** The end hash the verifier's replay of `rejectSegment` produced (zero for an acceptance). */
+  rejectReplayHash: Hex
+  /** The committed checkpoints around the rejected segment (proven by disputeRejection). */
+  rejectStartHash: Hex
+  rejectEndHash: Hex
+  /** The stakes locked for this task when they were locked (a config change never alters them). */
+  solverLocked: bigint
+  verifierLocked: bigint
+  /** The PinpointGame dispute being played (0: none). */
+  activeDispute: bigint
 }
 
 /** What the verifier concluded; `none` while no verdict has been posted (or the task expired without one). */

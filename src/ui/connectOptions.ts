@@ -6,6 +6,7 @@ type ConnectionFlagValues = {
   account?: number | undefined
   market?: string | undefined
   registry?: string | undefined
+  game?: string | undefined
   'state-dir': string
   store?: string | undefined
 }
@@ -17,6 +18,7 @@ export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = fa
     account: flags.account,
     market: flags.market,
     registry: flags.registry,
+    game: flags.game,
     stateDir: flags['state-dir'],
     storeDir: flags.store,
     needsSigner,

@@ -2,7 +2,9 @@ import {formatEther} from 'viem'
 
 import type {DevnetReport} from '../sim/buildReport.js'
 import type {DevnetEvent} from '../sim/createDevnet.js'
-import {renderTable} from './taskView.js'
+import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
+import type {SettleOutcome} from '../protocol/marketActions.js'
+import {describeDisputeEvent, describeSettle, renderTable} from './taskView.js'
 
 /**
  * Plain-text narration of a devnet run: one line per protocol event, training progress at each quarter,
@@ -46,6 +48,26 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
       return `${task}: verdict ${event.accepted ? 'accepted' : `rejected (${String(event.reason ?? 'mismatch')})`}`
     case 'settled':
       return `${task}: settled`
+    case 'settle':
+      return `${task}: ${describeSettle(event.outcome as SettleOutcome)}`
+    case 'coin':
+      return event.forced ? `${task}: FORCED ERROR drawn: publishing a deliberately wrong proof, the honest one sealed` : undefined
+    case 'revealed':
+      return `${task}: revealed the forced error (honest proof ${String(event.honestRoot).slice(0, 10)}…)`
+    case 'rejection-disputed':
+      return `${task}: disputes the rejection of segment ${String(event.segment)}`
+    case 'challenged':
+      return `${task}: CHALLENGED segment ${String(event.segment)} (replay ${String(event.claimedEndHash).slice(0, 10)}…)`
+    case 'joined':
+      return `joined the active whistleblowers (${String(event.active)} active)`
+    case 'left':
+      return `left the active whistleblowers (${String(event.active)} active)`
+    case 'dispute': {
+      const inner = event.event as DisputeAgentEvent
+      return inner.type === 'lost-race' ? undefined : `dispute ${String(inner.disputeId)}: ${describeDisputeEvent(inner)}`
+    }
+    case 'warning':
+      return `${task}: ${String(event.message)}`
     case 'lost-race':
       return `${task}: taken by another actor`
     default:
@@ -72,19 +94,53 @@ export function renderReport(report: DevnetReport): string {
     ]),
   )
   const accounts = renderTable(
-    ['#', 'ROLE', 'ADDRESS', 'WALLET Δ (ETH)', 'STAKE Δ (ETH)', 'NET Δ (ETH, after gas)'],
+    ['#', 'ACTOR', 'PLAYS', 'FEES (ETH)', 'SLASHED', 'FROM SLASHES', 'JACKPOT', 'NET Δ (ETH, after gas)'],
     report.accounts.map((account) => {
       const wallet = BigInt(account.balanceAfter) - BigInt(account.balanceBefore)
       const stake = BigInt(account.stakeAfter) - BigInt(account.stakeBefore)
-      const role = account.strategy && account.strategy !== 'honest' ? `cheater (${account.strategy})` : account.role
-      return [String(account.index), role, account.address, signedEther(wallet), signedEther(stake), signedEther(wallet + stake)]
+      return [
+        String(account.index),
+        account.name,
+        account.strategy ?? account.role,
+        formatEther(BigInt(account.feesEarned)),
+        signedEther(-BigInt(account.slashed)),
+        signedEther(BigInt(account.slashGains)),
+        signedEther(BigInt(account.jackpotWon)),
+        signedEther(wallet + stake),
+      ]
     }),
   )
+  const disputes =
+    report.disputes.length === 0
+      ? 'no disputes'
+      : renderTable(
+          ['DISPUTE', 'TASK', 'KIND', 'PROVER', 'CHALLENGER', 'OUTCOME', 'BY', 'ROUNDS', 'PINPOINT', 'GAS', 'SECONDS'],
+          report.disputes.map((dispute) => [
+            dispute.id,
+            dispute.taskId,
+            dispute.kind,
+            dispute.prover,
+            dispute.challenger,
+            dispute.outcome,
+            dispute.reason,
+            String(dispute.rounds),
+            dispute.element === 0 ? `step ${dispute.step}` : `step ${dispute.step}, element ${dispute.element}${dispute.kernel ? ` (${dispute.kernel})` : ''}${dispute.question === 'None' ? '' : `, ${dispute.question}`}`,
+            dispute.gasUsed,
+            String(dispute.seconds),
+          ]),
+        )
+  const slashes = report.slashes.map(
+    (slash) =>
+      `slash  task ${slash.taskId}: ${slash.account} lost ${formatEther(BigInt(slash.amount))} ETH: ${slash.winner === null ? 'no winner' : `${formatEther(BigInt(slash.toWinner))} to ${slash.winner}`}, ${formatEther(BigInt(slash.toTreasury))} to the treasury, ${formatEther(BigInt(slash.burned))} burned`,
+  )
+  const {jackpot} = report
+  const payouts = jackpot.payouts.map((payout) => `${payout.catcher} ${formatEther(BigInt(payout.amount))}`).join(', ')
+  const jackpotLine = `jackpot ${formatEther(BigInt(jackpot.before))} -> ${formatEther(BigInt(jackpot.after))} ETH (funded ${formatEther(BigInt(jackpot.funded))}, tax ${formatEther(BigInt(jackpot.taxIn))}, paid ${formatEther(BigInt(jackpot.paidOut))}${payouts ? `: ${payouts}` : ''})`
   const conservation = report.conservation.ok
-    ? `money conserved: every wei accounted for (gas fees ${formatEther(BigInt(report.conservation.gasFees))} ETH)`
+    ? `money conserved: every wei accounted for (gas fees ${formatEther(BigInt(report.conservation.gasFees))} ETH, burned ${formatEther(BigInt(report.conservation.burned))} ETH)`
     : `MONEY NOT CONSERVED: before ${report.conservation.totalBefore}, after ${report.conservation.totalAfter} + fees ${report.conservation.gasFees}`
   const verdict = report.ok ? `scenario ${report.scenario}: every expectation held` : `scenario ${report.scenario} FAILED:\n  ${report.failures.join('\n  ')}`
-  return ['', tasks, '', accounts, '', conservation, verdict].join('\n')
+  return ['', tasks, '', accounts, '', disputes, ...slashes, jackpotLine, '', conservation, verdict].join('\n')
 }
 
 function signedEther(wei: bigint): string {

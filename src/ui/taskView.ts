@@ -1,6 +1,49 @@
 import {formatEther} from 'viem'
 
+import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
+import type {SettleOutcome} from '../protocol/marketActions.js'
 import {type Task, verdictOf} from '../protocol/types.js'
+
+/** One line for what a settle call did (the settle pump, docs/disputes.md "Task lifecycle" 8). */
+export function describeSettle(outcome: SettleOutcome): string {
+  const resolved = outcome.resolved ? `dispute ${outcome.resolved.disputeId} ended ${outcome.resolved.outcome}; ` : ''
+  return resolved + describeStep(outcome)
+}
+
+/** One line for what the dispute agent did (src/dispute/createDisputeAgent.ts). */
+export function describeDisputeEvent(event: DisputeAgentEvent): string {
+  switch (event.type) {
+    case 'joined':
+      return `task ${event.taskId}: joined as ${event.role}`
+    case 'move':
+      return `${event.phase}: ${event.move}${event.value === undefined ? '' : ` ${event.value}`} (round ${event.index})`
+    case 'stalled':
+      return `stopped answering after ${event.rounds} rounds`
+    case 'resolved':
+      return `task ${event.taskId}: resolved ${event.outcome} (as ${event.role}${event.won === undefined ? '' : event.won ? ', won' : ', lost'})`
+    case 'lost-race':
+      return `${event.move}: ${event.reason}`
+    case 'error':
+      return `cannot move yet: ${event.message}`
+  }
+}
+
+function describeStep(outcome: SettleOutcome): string {
+  switch (outcome.type) {
+    case 'settled':
+      return 'settled, accepted: the fees are paid'
+    case 'dispute-started':
+      return `dispute ${outcome.disputeId} started`
+    case 'reopened':
+      return 'rejected: the task reopens for another solver'
+    case 're-verify':
+      return 'back to Committed for a fresh verification'
+    case 'dispute-resolved':
+      return 'the task stays verified for the next step'
+    case 'moved':
+      return 'moved on'
+  }
+}
 
 /** A task as plain JSON: amounts in wei strings, plus the derived verdict. */
 export function taskToJson(task: Task): Record<string, unknown> {
@@ -25,6 +68,26 @@ export function taskToJson(task: Task): Record<string, unknown> {
     reportHash: task.reportHash,
     attempts: task.attempts,
     distance: task.distance.toString(),
+    claimBlock: Number(task.claimBlock),
+    secretHash: task.secretHash,
+    seed: task.seed,
+    sealedHonest: task.sealedHonest,
+    checkpointInterval: Number(task.checkpointInterval),
+    totalSteps: Number(task.totalSteps),
+    forcedErrorBps: task.forcedErrorBps,
+    forcedRevealed: task.forcedRevealed,
+    verdictBlock: Number(task.verdictBlock),
+    challengeEndBlock: Number(task.challengeEndBlock),
+    revealEndBlock: Number(task.revealEndBlock),
+    rejectSegment: task.rejectSegment,
+    rejectReplayHash: task.rejectReplayHash,
+    disputeFiled: task.disputeFiled,
+    rejectStartHash: task.rejectStartHash,
+    rejectEndHash: task.rejectEndHash,
+    nextChallenge: task.nextChallenge,
+    activeDispute: task.activeDispute.toString(),
+    solverLocked: task.solverLocked.toString(),
+    verifierLocked: task.verifierLocked.toString(),
   }
 }
 

@@ -12,11 +12,12 @@ import {withInterrupt} from '../../ui/withInterrupt.js'
 export default class DevnetUp extends BaseCommand {
   static override summary = 'Start a local chain, deploy the contracts and spawn actors that play the protocol.'
   static override description =
-    'Starts anvil, deploys RoleRegistry and TaskMarket, funds the accounts and writes <state-dir>/devnet.json so that every other command finds the devnet without flags. Each solver and verifier runs as its own `gensyn solve --loop` / `gensyn verify --loop` process, and each job of the scenario is submitted by a `gensyn submit --wait` process. The default scenario has 1 submitter, 2 solvers, 2 verifiers and one MNIST MLP job. Logs go to <state-dir>/logs.'
+    'Starts anvil, deploys RoleRegistry, ProtocolConfig, TaskMarket, ThresholdRegistry and PinpointGame, funds the accounts and writes <state-dir>/devnet.json so that every other command finds the devnet without flags. Each solver, verifier and whistleblower runs as its own `gensyn solve --loop` / `gensyn verify --loop` / `gensyn challenge --loop` process, honest or playing the adversary the scenario names (docs/adversaries.md), and each job of the scenario is submitted by a `gensyn submit --wait` process. The report says who was slashed, who was paid (fees, slash shares, the jackpot), every dispute with its rounds and gas, and checks that money is conserved to the wei. The default scenario has 1 submitter, 2 solvers, 2 verifiers, 1 whistleblower and one MNIST MLP job. Logs go to <state-dir>/logs.'
   static override examples = [
     {description: 'Run the default scenario until its job has settled, then print the report', command: '<%= config.bin %> <%= command.id %> --until-settled'},
     {description: 'The CI smoke test: exit code 0 only if every expectation held', command: '<%= config.bin %> <%= command.id %> --scenario fixtures/scenarios/smoke.yaml --until-settled --json'},
     {description: 'Keep a devnet up for manual play (Ctrl-C stops it and every actor)', command: '<%= config.bin %> <%= command.id %>'},
+    {description: 'A colluding solver and verifier caught by a whistleblower through the pinpoint dispute', command: '<%= config.bin %> <%= command.id %> --scenario fixtures/scenarios/colluding.yaml --until-settled'},
   ]
   static override flags = {
     scenario: Flags.string({description: 'Scenario YAML (actors, jobs, chain parameters, expectations). Default: the embedded one.'}),

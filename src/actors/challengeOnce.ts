@@ -1,0 +1,122 @@
+import type {Hex} from 'viem'
+
+import {createDisputeAgent, type DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
+import {BaseError, InvalidInputError} from '../errors/base.js'
+import type {SegmentReplay} from '../pol/index.js'
+import type {SignedConnection} from '../protocol/connect.js'
+import {challengeTask} from '../protocol/disputeActions.js'
+import type {DisputeOutcome} from '../protocol/disputeTypes.js'
+import {ensureRegistered} from '../protocol/ensureRegistered.js'
+import {isRevert} from '../protocol/errors.js'
+import {getChallenges} from '../protocol/getChallenges.js'
+import {getDispute} from '../protocol/getDispute.js'
+import {getTask} from '../protocol/getTask.js'
+import type {Task, TaskStatus} from '../protocol/types.js'
+import {chainTime} from './chainTime.js'
+import {recheckTask} from './recheckTask.js'
+import {pumpSettle, type SettleReport} from './runRoleLoop.js'
+import {sleep} from './sleep.js'
+
+export type ChallengeOnceEvent =
+  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
+  | {type: 'challenged'; taskId: bigint; segment: number; claimedEndHash: Hex; index: bigint; gasUsed: bigint}
+  | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleReport['outcome']}
+  | {type: 'dispute'; taskId: bigint; event: DisputeAgentEvent}
+
+export type ChallengeOnceOptions = {
+  connection: SignedConnection
+  taskId: bigint
+  /** After challenging, play the dispute and pump settle until the challenge is decided. */
+  wait?: boolean | undefined
+  segmentsToCheck?: number | undefined
+  pollMs?: number | undefined
+  signal?: AbortSignal | undefined
+  onEvent?: ((event: ChallengeOnceEvent) => void) | undefined
+}
+
+/** Plain JSON: what `gensyn challenge --task` prints. */
+export type ChallengeOnceResult = {
+  taskId: string
+  checked: number[]
+  mismatch: boolean
+  challenged: boolean
+  segment?: number
+  claimedEndHash?: Hex
+  transactionHash?: Hex
+  /** With wait: the dispute's outcome and where the task ended up. */
+  disputeId?: string
+  outcome?: DisputeOutcome
+  status?: TaskStatus
+}
+
+/**
+ * Re-checks one task's accepted verdict now (docs/disputes.md, lifecycle 6) and challenges it when a replayed
+ * segment does not match; with `wait` it then plays the dispute (timeouts, arbitration) and pumps settle until
+ * the market has applied the outcome.
+ */
+export async function challengeOnce(options: ChallengeOnceOptions): Promise<ChallengeOnceResult> {
+  const {connection, taskId, signal} = options
+  const emit = options.onEvent ?? (() => {})
+  const me = connection.account.address
+  const task = await existingTask(connection, taskId)
+  const now = await chainTime(connection)
+  if (task.status !== 'Verified' || !task.accepted) {
+    throw new BaseError(`task ${taskId}: expected an accepted verdict to challenge, the task is ${task.status}${task.status === 'Verified' ? ' (rejected)' : ''}`)
+  }
+  if (now.number >= task.challengeEndBlock) throw new BaseError(`task ${taskId}: its challenge window closed at block ${task.challengeEndBlock} (now ${now.number})`)
+  if (task.solver === me || task.verifier === me) throw new BaseError(`task ${taskId}: its own solver or verifier cannot challenge it`)
+  await ensureRegistered(connection, 'whistleblower')
+
+  const recheck = await recheckTask(connection, task, {
+    segmentsToCheck: options.segmentsToCheck,
+    signal,
+    onSegment: (replay: SegmentReplay) =>
+      emit({type: 'segment', taskId, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.hashMatch, seconds: replay.seconds}),
+  })
+  if (recheck.skipped) throw new BaseError(`task ${taskId}: ${recheck.skipped}`)
+  const result: ChallengeOnceResult = {taskId: taskId.toString(), checked: recheck.checked, mismatch: recheck.mismatch !== undefined, challenged: false}
+  if (!recheck.mismatch || signal?.aborted) return result
+
+  const claim = {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual}
+  const transaction = await challengeTask(connection, task, claim)
+  emit({type: 'challenged', taskId, ...claim, index: transaction.index, gasUsed: transaction.gasUsed})
+  Object.assign(result, {challenged: true, ...claim, transactionHash: transaction.hash})
+  if (!options.wait) return result
+
+  // The game settle opens for this challenge (this account may be a party to others: they are played too).
+  let disputeId: bigint | undefined
+  const agent = createDisputeAgent({
+    connection,
+    serveCommittee: false,
+    onEvent: (event) => {
+      if (event.taskId === taskId && event.type === 'joined' && event.role === 'challenger') disputeId = event.disputeId
+      emit({type: 'dispute', taskId: event.taskId, event})
+    },
+  })
+  const index = Number(transaction.index)
+  for (;;) {
+    await agent.poll()
+    const current = await getTask(connection, taskId)
+    const mine = current.proofRoot === task.proofRoot ? (await getChallenges(connection, taskId))[index] : undefined
+    if (mine && mine.disputeId !== 0n) disputeId = mine.disputeId
+    if (current.status !== 'Verified' || mine === undefined || mine.state === 'Done' || signal?.aborted) {
+      // One more poll so that the agent has seen the outcome of a game another party ended.
+      await agent.poll()
+      const outcome = disputeId === undefined ? undefined : (agent.resolved.get(disputeId) ?? (await getDispute(connection, disputeId)).outcome)
+      return {...result, ...(disputeId === undefined ? {} : {disputeId: disputeId.toString()}), ...(outcome ? {outcome} : {}), status: current.status}
+    }
+    await pumpSettle(connection, [current], await chainTime(connection), (report) => emit({type: 'settle', taskId, gasUsed: report.gasUsed, outcome: report.outcome}))
+    await sleep(options.pollMs ?? 500, signal)
+  }
+}
+
+async function existingTask(connection: SignedConnection, taskId: bigint): Promise<Task> {
+  try {
+    const task = await getTask(connection, taskId)
+    if (task.status === 'None') throw new InvalidInputError(`--task: no task ${taskId} on the market`)
+    return task
+  } catch (error) {
+    if (isRevert(error, 'TaskNotFound')) throw new InvalidInputError(`--task: no task ${taskId} on the market`)
+    throw error
+  }
+}

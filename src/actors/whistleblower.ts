@@ -1,0 +1,221 @@
+import {type Hex, keccak256, toHex} from 'viem'
+
+import {type DisputeAgentEvent, createDisputeAgent} from '../dispute/createDisputeAgent.js'
+import {roleRegistryAbi} from '../chain/generated/index.js'
+import type {SegmentReplay} from '../pol/index.js'
+import type {SignedConnection} from '../protocol/connect.js'
+import {challengeTask} from '../protocol/disputeActions.js'
+import {ensureRegistered} from '../protocol/ensureRegistered.js'
+import {isRevert, toProtocolError} from '../protocol/errors.js'
+import {getChallenges} from '../protocol/getChallenges.js'
+import {listTasks} from '../protocol/listTasks.js'
+import {sendContractTransaction} from '../protocol/sendContractTransaction.js'
+import type {Task} from '../protocol/types.js'
+import type {BlobStore} from '../store/types.js'
+import {chainTime} from './chainTime.js'
+import {recheckTask} from './recheckTask.js'
+import {pumpSettle, type SettleReport} from './runRoleLoop.js'
+import {sleep} from './sleep.js'
+
+export const whistleblowerStrategies = ['honest', 'griefer'] as const
+export type WhistleblowerStrategy = (typeof whistleblowerStrategies)[number]
+
+export type WhistleblowerEvent =
+  | {type: 'ready'; address: Hex; strategy: WhistleblowerStrategy}
+  /** It joined (or left) the active whistleblowers; `active` is the count after the change. */
+  | {type: 'joined'; active: bigint}
+  | {type: 'left'; active: bigint}
+  | {type: 'checking'; taskId: bigint}
+  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
+  | {type: 'clean'; taskId: bigint; segments: number[]}
+  | {type: 'skipped'; taskId: bigint; reason: string}
+  | {type: 'challenged'; taskId: bigint; segment: number; claimedEndHash: Hex; index: bigint; gasUsed: bigint}
+  | {type: 'lost-race'; taskId: bigint; reason: string}
+  | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleReport['outcome']}
+  | {type: 'dispute'; taskId: bigint; event: DisputeAgentEvent}
+
+export type WhistleblowerOptions = {
+  connection: SignedConnection
+  store?: BlobStore | undefined
+  /** Keep watching until aborted; otherwise one pass (join or leave, check at most one task, play, settle). */
+  loop: boolean
+  /** It joins while fewer than this many whistleblowers are active, and leaves when more are (default 3). */
+  maxActive?: number | undefined
+  /** Segments replayed per task when a proof has more than 8 (default 2). */
+  segmentsToCheck?: number | undefined
+  /** `griefer` challenges correct work with made-up hashes, without replaying anything. */
+  strategy?: WhistleblowerStrategy | undefined
+  signal?: AbortSignal | undefined
+  onEvent?: ((event: WhistleblowerEvent) => void) | undefined
+  pollMs?: number | undefined
+}
+
+export type WhistleblowerSummary = {checked: bigint[]; challenged: bigint[]}
+
+export type Whistleblower = {
+  /** Registers the WHISTLEBLOWER role and stakes one challenge deposit if needed (once, before the first tick). */
+  start(): Promise<void>
+  /**
+   * One iteration: join or leave the active set, play its disputes, pump settle on the tasks it challenged, and
+   * (while active) re-check one task. Returns whether it re-checked one (a caller waits a poll interval when not).
+   */
+  tick(): Promise<boolean>
+  readonly summary: WhistleblowerSummary
+}
+
+/**
+ * The litepaper's whistleblower (docs/disputes.md, "Forced errors, the jackpot and whistleblowers"): it stakes
+ * its challenge deposit, joins the active set while `activeWhistleblowers < maxActive` and leaves when the
+ * count rises above it; while active it picks a random accepted task in its challenge window that it has not
+ * checked, replays its segments (all of them up to 8, else `segmentsToCheck` random ones) and challenges the
+ * first mismatch with its replay's hash. Every iteration it plays its disputes (the dispute agent) and pumps
+ * settle on the tasks it challenged. A griefer challenges accepted tasks with made-up hashes instead.
+ */
+export async function runWhistleblower(options: WhistleblowerOptions): Promise<WhistleblowerSummary> {
+  const whistleblower = createWhistleblower(options)
+  await whistleblower.start()
+  while (!options.signal?.aborted) {
+    const worked = await whistleblower.tick()
+    if (!options.loop) break
+    if (!worked) await sleep(options.pollMs ?? 500, options.signal)
+  }
+  return whistleblower.summary
+}
+
+/** The whistleblower's state and one iteration of its loop, for {@link runWhistleblower} and for tests that interleave it with other actors. */
+export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' | 'pollMs'>): Whistleblower {
+  const {connection, signal} = options
+  const emit = options.onEvent ?? (() => {})
+  const me = connection.account.address
+  const strategy = options.strategy ?? 'honest'
+  const maxActive = BigInt(options.maxActive ?? 3)
+  const summary: WhistleblowerSummary = {checked: [], challenged: []}
+  // One look per proof: a task re-verified with another proof (after a forced error) is a new one.
+  const attemptOf = (task: Pick<Task, 'id' | 'proofRoot'>) => `${task.id}:${task.proofRoot}`
+  const seen = new Set<string>()
+  const challenged = new Set<bigint>()
+
+  const agent = createDisputeAgent({
+    connection,
+    store: options.store,
+    stance: strategy === 'griefer' ? 'griefer' : 'honest',
+    // Whistleblowers are not committee members (only staked verifiers are drawn).
+    serveCommittee: false,
+    onEvent: (event) => emit({type: 'dispute', taskId: event.taskId, event}),
+  })
+
+  return {
+    summary,
+    async start() {
+      await ensureRegistered(connection, 'whistleblower')
+      // After a restart: the verified tasks it had challenged still need their settle pump.
+      for (const task of await listTasks(connection, {status: ['Verified']})) {
+        if (task.accepted && (await getChallenges(connection, task.id)).some((challenge) => challenge.whistleblower === me)) challenged.add(task.id)
+      }
+      emit({type: 'ready', address: me, strategy})
+    },
+    async tick() {
+      const active = await updateMembership()
+      await agent.poll()
+      const tasks = await listTasks(connection)
+      const now = await chainTime(connection)
+      await pumpSettle(
+        connection,
+        tasks.filter((task) => challenged.has(task.id)),
+        now,
+        (report) => emit({type: 'settle', taskId: report.taskId, gasUsed: report.gasUsed, outcome: report.outcome}),
+      )
+      if (!active || signal?.aborted) return false
+      const candidates = tasks.filter(
+        (task) =>
+          task.status === 'Verified' &&
+          task.accepted &&
+          // the challenge lands in a later block than the one read; it must still be <= challengeEndBlock
+          now.number < task.challengeEndBlock &&
+          task.solver !== me &&
+          task.verifier !== me &&
+          !seen.has(attemptOf(task)),
+      )
+      const task = candidates[Math.floor(Math.random() * candidates.length)]
+      if (!task) return false
+      seen.add(attemptOf(task))
+      summary.checked.push(task.id)
+      if (await examine(task)) {
+        challenged.add(task.id)
+        summary.challenged.push(task.id)
+      }
+      return true
+    },
+  }
+
+  /** Joins or leaves the active set (litepaper rule); returns whether it is active now. */
+  async function updateMembership(): Promise<boolean> {
+    const [count, isActive] = await Promise.all([
+      readRegistry<bigint>('activeWhistleblowers', []),
+      readRegistry<boolean>('isWhistleblowing', [me]),
+    ])
+    if (!isActive && count < maxActive) {
+      const after = await setWhistleblowing(true)
+      emit({type: 'joined', active: after})
+      return true
+    }
+    if (isActive && count > maxActive) {
+      const after = await setWhistleblowing(false)
+      emit({type: 'left', active: after})
+      return false
+    }
+    return isActive
+  }
+
+  /** Re-checks one task and challenges it on a mismatch (a griefer challenges without looking). */
+  async function examine(task: Task): Promise<boolean> {
+    emit({type: 'checking', taskId: task.id})
+    let claim: {segment: number; claimedEndHash: Hex}
+    if (strategy === 'griefer') {
+      claim = {segment: Math.floor(Math.random() * (task.checkpointCount - 1)), claimedEndHash: keccak256(toHex(`griefer:${task.id}:${Math.random()}`))}
+    } else {
+      const result = await recheckTask({store: options.store ?? connection.store}, task, {
+        segmentsToCheck: options.segmentsToCheck,
+        signal,
+        onSegment: (replay: SegmentReplay) =>
+          emit({type: 'segment', taskId: task.id, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.hashMatch, seconds: replay.seconds}),
+      })
+      if (result.skipped) {
+        emit({type: 'skipped', taskId: task.id, reason: result.skipped})
+        return false
+      }
+      if (!result.mismatch) {
+        emit({type: 'clean', taskId: task.id, segments: result.checked})
+        return false
+      }
+      claim = {segment: result.mismatch.segment, claimedEndHash: result.mismatch.actual}
+    }
+    if (signal?.aborted) return false
+    try {
+      await ensureRegistered(connection, 'whistleblower')
+      const transaction = await challengeTask(connection, task, claim)
+      emit({type: 'challenged', taskId: task.id, segment: claim.segment, claimedEndHash: claim.claimedEndHash, index: transaction.index, gasUsed: transaction.gasUsed})
+      return true
+    } catch (error) {
+      // The window closed while it replayed, the queue filled up, or the verdict changed under it.
+      if (isRevert(error, 'ChallengeWindowClosed', 'ChallengeQueueFull', 'AlreadyChallenged', 'InvalidStatus', 'WrongVerdict')) {
+        emit({type: 'lost-race', taskId: task.id, reason: error.errorName})
+        return false
+      }
+      throw error
+    }
+  }
+
+  async function setWhistleblowing(active: boolean): Promise<bigint> {
+    await sendContractTransaction(connection, {address: connection.contracts.registry, abi: roleRegistryAbi, functionName: 'setWhistleblowing', args: [active]})
+    return readRegistry<bigint>('activeWhistleblowers', [])
+  }
+
+  async function readRegistry<T>(functionName: 'activeWhistleblowers' | 'isWhistleblowing', args: readonly unknown[]): Promise<T> {
+    try {
+      return (await connection.publicClient.readContract({address: connection.contracts.registry, abi: roleRegistryAbi, functionName, args} as never)) as T
+    } catch (error) {
+      throw toProtocolError(functionName, error)
+    }
+  }
+}

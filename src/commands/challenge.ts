@@ -1,0 +1,125 @@
+import {Flags} from '@oclif/core'
+
+import {type ChallengeOnceEvent, type ChallengeOnceResult, challengeOnce} from '../actors/challengeOnce.js'
+import {runWhistleblower, type WhistleblowerEvent, type WhistleblowerStrategy, whistleblowerStrategies} from '../actors/whistleblower.js'
+import {InvalidInputError} from '../errors/base.js'
+import {runtimeIdString, selectBackend} from '../ml/backend/index.js'
+import {connect, requireSigner} from '../protocol/connect.js'
+import {BaseCommand} from '../ui/baseCommand.js'
+import {connectOptionsFrom} from '../ui/connectOptions.js'
+import {connectionFlags} from '../ui/flags.js'
+import {parseTaskId} from '../ui/parseTaskId.js'
+import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
+import {withInterrupt} from '../ui/withInterrupt.js'
+
+export default class Challenge extends BaseCommand {
+  static override summary = 'Act as a whistleblower: re-check accepted verdicts in their challenge window and challenge a wrong proof.'
+  static override description =
+    'Registers as a whistleblower and stakes one challenge deposit if needed. --task ID re-checks that task now: it replays its segments (all of them up to 8, else --segments random ones) in exact mode on the proof\'s runtime and, at the first end hash that differs from the committed checkpoint, challenges it with the hash its replay gave; --wait then plays the pinpoint dispute (docs/disputes.md) and pumps settle until the market applied the outcome. --loop plays the litepaper strategy: it joins the active whistleblowers while fewer than --max-active are, checks a random accepted task in its challenge window, challenges on a mismatch, plays its disputes and leaves when the count rises above --max-active. With --json, --loop prints each event as one JSON line.'
+  static override examples = [
+    {description: 'Re-check task 3 now and challenge it if a segment does not replay', command: '<%= config.bin %> <%= command.id %> --task 3 --account 6'},
+    {description: 'The same, then play the dispute to its outcome', command: '<%= config.bin %> <%= command.id %> --task 3 --account 6 --wait'},
+    {description: 'Watch the market as one of at most 2 active whistleblowers', command: '<%= config.bin %> <%= command.id %> --loop --max-active 2 --account 6'},
+    {description: 'Play a griefer that challenges correct work (it loses its deposit)', command: '<%= config.bin %> <%= command.id %> --loop --strategy griefer --account 7 --json'},
+  ]
+  static override flags = {
+    ...connectionFlags,
+    task: Flags.string({description: 'Re-check this task now and challenge it on a mismatch.', exclusive: ['loop']}),
+    wait: Flags.boolean({description: 'With --task: play the dispute and settle until the challenge is decided.', dependsOn: ['task']}),
+    loop: Flags.boolean({description: 'Keep watching the market until interrupted (the litepaper strategy).'}),
+    'max-active': Flags.integer({description: 'With --loop: join while fewer whistleblowers than this are active, leave when more are.', min: 1, default: 3}),
+    strategy: Flags.string({
+      description: 'With --loop: honest replays; griefer challenges accepted tasks with made-up hashes (docs/adversaries.md).',
+      options: [...whistleblowerStrategies],
+      default: 'honest',
+    }),
+    segments: Flags.integer({description: 'Segments replayed per task when its proof has more than 8.', min: 1, default: 2}),
+    backend: Flags.string({
+      description: 'Backend for replays. Re-checks replay exactly on the proof\'s runtime and disputes always re-execute on wasm, the reproducible runtime, so wasm is the only choice.',
+      options: ['wasm'],
+      default: 'wasm',
+    }),
+  }
+
+  async run(): Promise<ChallengeOnceResult | undefined> {
+    const {flags} = await this.parse(Challenge)
+    if (!flags.task && !flags.loop) throw new InvalidInputError('--task: expected a task id to re-check, or --loop to watch the market')
+    if (flags.task !== undefined && flags.strategy !== 'honest') throw new InvalidInputError(`--strategy: ${flags.strategy} plays with --loop only`)
+    const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task.trim())
+    const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
+    const json = flags.json === true
+    const runtime = runtimeIdString(await selectBackend('wasm'))
+    if (json && flags.loop) this.emitJsonLine({role: 'whistleblower', type: 'backend', runtime})
+    else if (!json) this.log(`backend ${runtime}`)
+
+    if (taskId !== undefined) {
+      const result = await withInterrupt((signal) =>
+        challengeOnce({
+          connection,
+          taskId,
+          wait: flags.wait,
+          segmentsToCheck: flags.segments,
+          signal,
+          // Progress is one line per replayed segment and per dispute move (none with --json: stdout is the result).
+          onEvent: (event) => (json ? undefined : this.describeOnce(event)),
+        }),
+      )
+      if (!result.challenged) this.log(`task ${taskId}: ${result.checked.length} segment(s) replayed, every one matches: nothing to challenge`)
+      else if (result.outcome) this.log(`task ${taskId}: dispute ${result.disputeId} ended ${result.outcome}, the task is ${result.status}`)
+      return result
+    }
+
+    await withInterrupt((signal) =>
+      runWhistleblower({
+        connection,
+        loop: true,
+        maxActive: flags['max-active'],
+        segmentsToCheck: flags.segments,
+        strategy: flags.strategy as WhistleblowerStrategy,
+        signal,
+        onEvent: (event) => (json ? this.emitJsonLine({role: 'whistleblower', ...event}) : this.describeLoop(event)),
+      }),
+    )
+    return undefined
+  }
+
+  private describeOnce(event: ChallengeOnceEvent): void {
+    switch (event.type) {
+      case 'segment':
+        return this.log(`task ${event.taskId}: segment ${event.segment} (steps ${event.startStep}-${event.endStep}) ${event.match ? 'matches' : 'DIFFERS'} (${event.seconds.toFixed(1)} s)`)
+      case 'challenged':
+        return this.log(`task ${event.taskId}: challenged segment ${event.segment} with ${event.claimedEndHash} (queue position ${event.index})`)
+      case 'settle':
+        return this.log(`task ${event.taskId}: ${describeSettle(event.outcome)}`)
+      case 'dispute':
+        return this.log(`task ${event.taskId}: dispute ${event.event.disputeId}: ${describeDisputeEvent(event.event)}`)
+    }
+  }
+
+  private describeLoop(event: WhistleblowerEvent): void {
+    switch (event.type) {
+      case 'ready':
+        return this.log(`whistleblower ${event.address} ready (${event.strategy})`)
+      case 'joined':
+        return this.log(`joined the active whistleblowers (${event.active} active)`)
+      case 'left':
+        return this.log(`left the active whistleblowers (${event.active} active)`)
+      case 'checking':
+        return this.log(`task ${event.taskId}: re-checking`)
+      case 'segment':
+        return this.log(`task ${event.taskId}: segment ${event.segment} (steps ${event.startStep}-${event.endStep}) ${event.match ? 'matches' : 'DIFFERS'}`)
+      case 'clean':
+        return this.log(`task ${event.taskId}: segments ${event.segments.join(', ')} match`)
+      case 'skipped':
+        return this.log(`task ${event.taskId}: skipped, ${event.reason}`)
+      case 'challenged':
+        return this.log(`task ${event.taskId}: challenged segment ${event.segment} with ${event.claimedEndHash}`)
+      case 'lost-race':
+        return this.log(`task ${event.taskId}: not challenged (${event.reason})`)
+      case 'settle':
+        return this.log(`task ${event.taskId}: ${describeSettle(event.outcome)}`)
+      case 'dispute':
+        return this.log(`task ${event.taskId}: dispute ${event.event.disputeId}: ${describeDisputeEvent(event.event)}`)
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type {Address, Hex} from 'viem'
+
+import {taskMarketAbi} from '../chain/generated/index.js'
+import type {Connection} from './connect.js'
+import {type DisputeOutcome, disputeOutcomes} from './disputeTypes.js'
+import {toProtocolError} from './errors.js'
+
+/** Mirrors `TaskMarket.ChallengeState`. */
+export const challengeStates = ['Queued', 'Playing', 'Done'] as const
+export type ChallengeState = (typeof challengeStates)[number]
+
+/** One whistleblower challenge of a task's accepted verdict (`TaskMarket.Challenge`), in queue order. */
+export type Challenge = {
+  index: number
+  whistleblower: Address
+  segment: number
+  state: ChallengeState
+  outcome: DisputeOutcome
+  claimedEndHash: Hex
+  startHash: Hex
+  endHash: Hex
+  deposit: bigint
+  /** The PinpointGame dispute it is played in (0 until settle opens it). */
+  disputeId: bigint
+}
+
+/** The challenges queued on a task's current attempt (a reopening clears them). */
+export async function getChallenges(connection: Pick<Connection, 'publicClient' | 'contracts'>, taskId: bigint): Promise<Challenge[]> {
+  try {
+    const raw = await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'challengesOf', args: [taskId]})
+    return raw.map((challenge, index) => ({
+      index,
+      whistleblower: challenge.whistleblower,
+      segment: Number(challenge.segment),
+      state: challengeStates[Number(challenge.state)] ?? 'Queued',
+      outcome: disputeOutcomes[Number(challenge.outcome)] ?? 'None',
+      claimedEndHash: challenge.claimedEndHash,
+      startHash: challenge.startHash,
+      endHash: challenge.endHash,
+      deposit: challenge.deposit,
+      disputeId: challenge.disputeId,
+    }))
+  } catch (error) {
+    throw toProtocolError('challengesOf', error)
+  }
+}

@@ -1,0 +1,64 @@
+import type {Address} from 'viem'
+
+import {protocolConfigAbi, taskMarketAbi} from '../chain/generated/index.js'
+import type {Connection} from './connect.js'
+import {toProtocolError} from './errors.js'
+
+/** `ProtocolConfig.Params` (docs/disputes.md, "ProtocolConfig"): wei amounts, block counts, basis points. */
+export type ProtocolParams = {
+  solverStake: bigint
+  verifierStake: bigint
+  challengeDeposit: bigint
+  challengeWindowBlocks: bigint
+  revealWindowBlocks: bigint
+  roundTimeoutBlocks: bigint
+  committeeTimeoutBlocks: bigint
+  taxBps: number
+  slashWinnerBps: number
+  slashTreasuryBps: number
+  slashBurnBps: number
+  forcedErrorBps: number
+  jackpotCap: bigint
+  maxChallengers: number
+  committeeSize: number
+  maxOnchainElements: number
+}
+
+type Reader = Pick<Connection, 'publicClient' | 'contracts'>
+
+/** The ProtocolConfig the market reads: the connection's when it names one, else `market.config()`. */
+export async function configAddress(connection: Reader): Promise<Address> {
+  if (connection.contracts.config) return connection.contracts.config
+  try {
+    return await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'config'})
+  } catch (error) {
+    throw toProtocolError('config', error)
+  }
+}
+
+/** The protocol's current parameters (read fresh: the owner may change them between two reads). */
+export async function getProtocolParams(connection: Reader): Promise<ProtocolParams> {
+  try {
+    const raw = await connection.publicClient.readContract({address: await configAddress(connection), abi: protocolConfigAbi, functionName: 'params'})
+    return {
+      solverStake: raw.solverStake,
+      verifierStake: raw.verifierStake,
+      challengeDeposit: raw.challengeDeposit,
+      challengeWindowBlocks: BigInt(raw.challengeWindowBlocks),
+      revealWindowBlocks: BigInt(raw.revealWindowBlocks),
+      roundTimeoutBlocks: BigInt(raw.roundTimeoutBlocks),
+      committeeTimeoutBlocks: BigInt(raw.committeeTimeoutBlocks),
+      taxBps: Number(raw.taxBps),
+      slashWinnerBps: Number(raw.slashWinnerBps),
+      slashTreasuryBps: Number(raw.slashTreasuryBps),
+      slashBurnBps: Number(raw.slashBurnBps),
+      forcedErrorBps: Number(raw.forcedErrorBps),
+      jackpotCap: raw.jackpotCap,
+      maxChallengers: Number(raw.maxChallengers),
+      committeeSize: Number(raw.committeeSize),
+      maxOnchainElements: Number(raw.maxOnchainElements),
+    }
+  } catch (error) {
+    throw toProtocolError('params', error)
+  }
+}
