@@ -13,7 +13,11 @@ export type BalanceSnapshot = {
   registryBalance: bigint
   marketBalance: bigint
   totalStaked: bigint
+  /** Stake burned by slashes: stays in the registry for ever. */
+  totalBurned: bigint
   totalEscrow: bigint
+  /** The market's jackpot (taxes and seed, less payouts). */
+  jackpot: bigint
 }
 
 /** Wallets, stakes (free + locked + unbonding) and both contracts' holdings, all read at one block. */
@@ -27,13 +31,15 @@ export async function takeBalanceSnapshot(connection: Connection, accounts: read
       return {address, wallet, stake: stake.free + stake.locked + stake.unbonding}
     }),
   )
-  const [registryBalance, marketBalance, totalStaked, totalEscrow] = await Promise.all([
+  const [registryBalance, marketBalance, totalStaked, totalBurned, totalEscrow, jackpot] = await Promise.all([
     publicClient.getBalance({address: contracts.registry, ...at}),
     publicClient.getBalance({address: contracts.market, ...at}),
     publicClient.readContract({address: contracts.registry, abi: roleRegistryAbi, functionName: 'totalStaked', ...at}),
+    publicClient.readContract({address: contracts.registry, abi: roleRegistryAbi, functionName: 'totalBurned', ...at}),
     publicClient.readContract({address: contracts.market, abi: taskMarketAbi, functionName: 'totalEscrow', ...at}),
+    publicClient.readContract({address: contracts.market, abi: taskMarketAbi, functionName: 'jackpot', ...at}),
   ])
-  return {blockNumber, accounts: accountBalances, registryBalance, marketBalance, totalStaked, totalEscrow}
+  return {blockNumber, accounts: accountBalances, registryBalance, marketBalance, totalStaked, totalBurned, totalEscrow, jackpot}
 }
 
 /** Every wei the accounts paid in fees between two blocks (exclusive, inclusive). */

@@ -26,7 +26,7 @@ describe('buildReport: the money check (real anvil)', function () {
   async function reportAfter(act: () => Promise<void>) {
     const before = await takeBalanceSnapshot(connection, accounts)
     await act()
-    return buildReport({connection, accounts, before, deployBlock: devnet.deployBlock, submissions: [], scenario: resolveDefaultScenario(), actors: []})
+    return buildReport({connection, accounts, roster: [], before, deployBlock: devnet.deployBlock, submissions: [], scenario: resolveDefaultScenario(), actors: []})
   }
 
   it('balances when ether only moves between accounts, stakes and gas', async () => {

@@ -1,11 +1,12 @@
 import type {Address, Hex} from 'viem'
 
-import {taskMarketAbi} from '../chain/generated/index.js'
+import {pinpointGameAbi, taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from '../protocol/connect.js'
 import {listTasks} from '../protocol/listTasks.js'
 import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
 import {type BalanceSnapshot, gasFeesPaid, takeBalanceSnapshot} from './balances.js'
 import type {SubmissionOutcome} from './createDevnet.js'
+import type {RosterEntry} from './actorRoster.js'
 import type {DevnetAccount} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
 import type {ActorHandle} from './spawnActor.js'
@@ -39,26 +40,73 @@ export type TaskReport = {
 export type AccountReport = {
   index: number
   role: DevnetAccount['role']
-  /** Solvers only: the strategy it played (`honest`, or an adversary from docs/adversaries.md). */
+  /** The actor's name in logs, e.g. `solver-1`, `lazy-verifier-1`, `griefer-1`, `submitter-1`, `treasury`. */
+  name: string
+  /** Solvers, verifiers and whistleblowers: the strategy it played (`honest`, or an adversary from docs/adversaries.md). */
   strategy?: string
   address: Address
   balanceBefore: string
   balanceAfter: string
   stakeBefore: string
   stakeAfter: string
+  /** Stake it lost to slashes (winner share, treasury and burn together). */
+  slashed: string
+  /** Winner shares it received from others' slashed stakes. */
+  slashGains: string
+  /** Jackpot shares it won for catching forced errors. */
+  jackpotWon: string
+  /** Fees it was paid for accepted work, after tax. */
+  feesEarned: string
 }
+
+/** One slash: whose locked stake, how much, and where it went (docs/disputes.md, "Money"). */
+export type SlashReport = {taskId: string; account: string; winner: string | null; amount: string; toWinner: string; toTreasury: string; burned: string}
+
+/** One dispute game: who played, how it ended, and what it cost. */
+export type DisputeReport = {
+  id: string
+  taskId: string
+  /** `challenge`: a whistleblower against the solver; `rejection`: the solver against its verifier. */
+  kind: 'challenge' | 'rejection'
+  prover: string
+  challenger: string
+  outcome: string
+  /** Timeout, Arbitration, Committee or Void. */
+  reason: string
+  rounds: number
+  /** Where the pinpoint landed: the disputed step, and the disputed trace element (0 when not narrowed). */
+  step: number
+  element: number
+  /** Committee question (Graph, StateAssembly, Operator) or None; the kernel when arbitrated on chain. */
+  question: string
+  kernel: string | null
+  committee: string[]
+  /** Gas of the challenge (or rejection dispute), the settle that opened the game, and every game move. */
+  gasUsed: string
+  /** Chain-clock seconds from the challenge to the game's resolution. */
+  seconds: number
+}
+
+export type JackpotReport = {before: string; after: string; funded: string; taxIn: string; paidOut: string; payouts: {taskId: string; catcher: string; amount: string}[]}
 
 export type DevnetReport = {
   scenario: string
   ok: boolean
   tasks: TaskReport[]
   accounts: AccountReport[]
+  disputes: DisputeReport[]
+  slashes: SlashReport[]
+  jackpot: JackpotReport
   conservation: {
     ok: boolean
     totalBefore: string
     totalAfter: string
     gasFees: string
+    /** Wei burned by slashes (still in the registry, out of every account for ever). */
+    burned: string
+    /** registry balance == totalStaked + totalBurned */
     registryBalanceMatchesStakes: boolean
+    /** market balance == totalEscrow + jackpot */
     marketBalanceMatchesEscrow: boolean
   }
   actors: {name: string; role: string; exitCode: number | null; signal: string | null}[]
@@ -68,6 +116,7 @@ export type DevnetReport = {
 export type BuildReportOptions = {
   connection: Connection
   accounts: readonly DevnetAccount[]
+  roster: readonly RosterEntry[]
   before: BalanceSnapshot
   deployBlock: bigint
   submissions: readonly SubmissionOutcome[]
@@ -102,32 +151,63 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     snapshot.accounts.reduce((sum, account) => sum + account.wallet, 0n) + snapshot.registryBalance + snapshot.marketBalance
   const totalBefore = total(before)
   const totalAfter = total(after)
+  const registryOk = after.registryBalance === after.totalStaked + after.totalBurned
+  const marketOk = after.marketBalance === after.totalEscrow + after.jackpot
   const conservation = {
-    ok: totalBefore === totalAfter + fees && after.registryBalance === after.totalStaked && after.marketBalance === after.totalEscrow,
+    ok: totalBefore === totalAfter + fees && registryOk && marketOk,
     totalBefore: totalBefore.toString(),
     totalAfter: totalAfter.toString(),
     gasFees: fees.toString(),
-    registryBalanceMatchesStakes: after.registryBalance === after.totalStaked,
-    marketBalanceMatchesEscrow: after.marketBalance === after.totalEscrow,
+    burned: after.totalBurned.toString(),
+    registryBalanceMatchesStakes: registryOk,
+    marketBalanceMatchesEscrow: marketOk,
   }
 
-  const solverAccounts = accounts.filter((account) => account.role === 'solver')
-  const strategyOf = (account: DevnetAccount) => scenario.actors.solvers[solverAccounts.indexOf(account)]?.strategy ?? 'honest'
+  const names = actorNames(accounts, options.roster)
+  const nameOf = (address: Address) => names.get(address.toLowerCase())?.name ?? address
+  const strategyOf = (address: Address) => names.get(address.toLowerCase())?.strategy
+  const money = await readMoneyEvents(connection, options.deployBlock)
+  const disputes = await readDisputes(connection, options.deployBlock, nameOf)
+  const perAccount = (pick: (address: string) => bigint) => (account: DevnetAccount) => pick(account.address.toLowerCase()).toString()
+  const sumBy = <T>(items: readonly T[], key: (item: T) => string | null, amount: (item: T) => bigint) => (address: string) =>
+    items.reduce((sum, item) => (key(item)?.toLowerCase() === address ? sum + amount(item) : sum), 0n)
+  const slashedOf = sumBy(money.slashes, (slash) => slash.account, (slash) => slash.amount)
+  const gainsOf = sumBy(money.slashes, (slash) => slash.winner, (slash) => slash.toWinner)
+  const jackpotOf = sumBy(money.payouts, (payout) => payout.catcher, (payout) => payout.amount)
+  const feesOf = sumBy(money.fees, (fee) => fee.to, (fee) => fee.amount)
 
   const failures: string[] = []
   if (scenarioTaskIds.size < scenario.jobs.length) failures.push(`expected ${scenario.jobs.length} tasks from the scenario's jobs, found ${scenarioTaskIds.size}`)
   for (const report of taskReports) failures.push(...report.expectations.failures.map((failure) => `task ${report.id}: ${failure}`))
-  // The protocol's own promise, whatever the scenario: no honest solver is slashed, no cheat is paid.
-  const byAddress = new Map(solverAccounts.map((account) => [account.address.toLowerCase(), account]))
+  // The protocol's own promises, whatever the scenario: no honest party is slashed, no cheat is paid.
   for (const report of taskReports) {
     for (const rejection of report.rejections) {
-      const solver = byAddress.get(rejection.solver.toLowerCase())
-      if (solver && strategyOf(solver) === 'honest') failures.push(`task ${report.id}: honest solver ${solver.address} was rejected`)
+      if (strategyOf(rejection.solver) === 'honest') failures.push(`task ${report.id}: honest solver ${nameOf(rejection.solver)} was rejected`)
     }
-    const winner = byAddress.get(report.solver.toLowerCase())
-    if (report.status === 'Settled' && report.verdict === 'accepted' && winner && strategyOf(winner) !== 'honest') {
-      failures.push(`task ${report.id}: the ${strategyOf(winner)} cheater ${winner.address} was paid (its faked segments were not sampled)`)
+    const strategy = strategyOf(report.solver)
+    if (report.status === 'Settled' && report.verdict === 'accepted' && strategy !== undefined && strategy !== 'honest') {
+      failures.push(`task ${report.id}: the ${strategy} cheater ${nameOf(report.solver)} was paid (its faked segments were not sampled)`)
     }
+  }
+  for (const slash of money.slashes) {
+    if (strategyOf(slash.account) === 'honest') failures.push(`task ${slash.taskId}: honest ${nameOf(slash.account)} was slashed ${slash.amount} wei`)
+  }
+  const byName = new Map(accounts.map((account) => [nameOf(account.address), account.address.toLowerCase()]))
+  for (const name of scenario.expect.slashed) {
+    const address = byName.get(name)
+    if (address === undefined) failures.push(`expect.slashed: no actor named ${name}`)
+    else if (slashedOf(address) === 0n) failures.push(`${name} was not slashed`)
+  }
+  for (const name of scenario.expect.jackpotPaid) {
+    const address = byName.get(name)
+    if (address === undefined) failures.push(`expect.jackpotPaid: no actor named ${name}`)
+    else if (jackpotOf(address) === 0n) failures.push(`${name} was not paid from the jackpot`)
+  }
+  if (disputes.length < scenario.expect.disputes.min) failures.push(`expected at least ${scenario.expect.disputes.min} disputes, found ${disputes.length}`)
+  const allowed = scenario.expect.disputes.outcomes
+  for (const dispute of disputes) {
+    if (dispute.outcome === 'None') failures.push(`dispute ${dispute.id} (task ${dispute.taskId}) never ended`)
+    else if (allowed && !allowed.includes(dispute.outcome as (typeof allowed)[number])) failures.push(`dispute ${dispute.id} ended ${dispute.outcome}, expected one of ${allowed.join(', ')}`)
   }
   for (const submission of options.submissions) {
     if (submission.exit.exitCode !== 0) failures.push(`${submission.submitter} exited with ${submission.exit.exitCode ?? submission.exit.signal}: ${lastLine(submission.exit.stderrTail)}`)
@@ -138,16 +218,42 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     scenario: scenario.name,
     ok: failures.length === 0,
     tasks: taskReports,
-    accounts: accounts.map((account, index) => ({
-      index: account.index,
-      role: account.role,
-      ...(account.role === 'solver' ? {strategy: strategyOf(account)} : {}),
-      address: account.address,
-      balanceBefore: before.accounts[index]!.wallet.toString(),
-      balanceAfter: after.accounts[index]!.wallet.toString(),
-      stakeBefore: before.accounts[index]!.stake.toString(),
-      stakeAfter: after.accounts[index]!.stake.toString(),
+    accounts: accounts.map((account, index) => {
+      const strategy = strategyOf(account.address)
+      return {
+        index: account.index,
+        role: account.role,
+        name: nameOf(account.address),
+        ...(strategy === undefined ? {} : {strategy}),
+        address: account.address,
+        balanceBefore: before.accounts[index]!.wallet.toString(),
+        balanceAfter: after.accounts[index]!.wallet.toString(),
+        stakeBefore: before.accounts[index]!.stake.toString(),
+        stakeAfter: after.accounts[index]!.stake.toString(),
+        slashed: perAccount(slashedOf)(account),
+        slashGains: perAccount(gainsOf)(account),
+        jackpotWon: perAccount(jackpotOf)(account),
+        feesEarned: perAccount(feesOf)(account),
+      }
+    }),
+    disputes,
+    slashes: money.slashes.map((slash) => ({
+      taskId: slash.taskId,
+      account: nameOf(slash.account),
+      winner: slash.winner === null ? null : nameOf(slash.winner),
+      amount: slash.amount.toString(),
+      toWinner: slash.toWinner.toString(),
+      toTreasury: slash.toTreasury.toString(),
+      burned: slash.burned.toString(),
     })),
+    jackpot: {
+      before: before.jackpot.toString(),
+      after: after.jackpot.toString(),
+      funded: money.funded.toString(),
+      taxIn: money.taxIn.toString(),
+      paidOut: money.payouts.reduce((sum, payout) => sum + payout.amount, 0n).toString(),
+      payouts: money.payouts.map((payout) => ({taskId: payout.taskId, catcher: nameOf(payout.catcher), amount: payout.amount.toString()})),
+    },
     conservation,
     actors: options.actors.map((actor) => ({name: actor.name, role: actor.role, exitCode: actor.exit?.exitCode ?? null, signal: actor.exit?.signal ?? null})),
     failures,
@@ -231,6 +337,131 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
     fromScenario: scenario !== undefined,
     expectations: {ok: failures.length === 0, failures},
   }
+}
+
+/** Every account's name and strategy: the roster's actors, then submitters and the treasury. */
+function actorNames(accounts: readonly DevnetAccount[], roster: readonly RosterEntry[]): Map<string, {name: string; strategy?: string}> {
+  const names = new Map<string, {name: string; strategy?: string}>()
+  for (const entry of roster) names.set(entry.account.address.toLowerCase(), {name: entry.name, strategy: entry.strategy})
+  let submitters = 0
+  for (const account of accounts) {
+    if (names.has(account.address.toLowerCase())) continue
+    names.set(account.address.toLowerCase(), {name: account.role === 'submitter' ? `submitter-${++submitters}` : account.role})
+  }
+  return names
+}
+
+type MoneyEvents = {
+  slashes: {taskId: string; account: Address; winner: Address | null; amount: bigint; toWinner: bigint; toTreasury: bigint; burned: bigint}[]
+  payouts: {taskId: string; catcher: Address; amount: bigint}[]
+  fees: {to: Address; amount: bigint}[]
+  funded: bigint
+  taxIn: bigint
+}
+
+const zeroAddress = '0x0000000000000000000000000000000000000000'
+
+/** Slashes, jackpot payouts, fees and taxes, from the market's events. */
+async function readMoneyEvents(connection: Connection, fromBlock: bigint): Promise<MoneyEvents> {
+  const market = {address: connection.contracts.market, abi: taskMarketAbi, fromBlock} as const
+  const client = connection.publicClient
+  const [slashed, revealed, funded, settled, claimed, verifying] = await Promise.all([
+    client.getContractEvents({...market, eventName: 'StakeSlashed'}),
+    client.getContractEvents({...market, eventName: 'ForcedErrorRevealed'}),
+    client.getContractEvents({...market, eventName: 'JackpotFunded'}),
+    client.getContractEvents({...market, eventName: 'TaskSettled'}),
+    client.getContractEvents({...market, eventName: 'TaskClaimed'}),
+    client.getContractEvents({...market, eventName: 'VerificationClaimed'}),
+  ])
+  // TaskSettled names no payee: the solver and verifier holding the task when it settled are the last to claim it.
+  const lastBefore = (logs: readonly {args: {id?: bigint}; blockNumber: bigint | null; logIndex: number | null}[], id: bigint, block: bigint) =>
+    logs.filter((log) => log.args.id === id && (log.blockNumber ?? 0n) <= block).at(-1)
+  const fees: MoneyEvents['fees'] = []
+  let taxIn = 0n
+  for (const log of settled) {
+    const {id, solverPaid, verifierPaid, tax} = log.args
+    if (id === undefined || log.blockNumber === null) continue
+    taxIn += tax ?? 0n
+    const solver = (lastBefore(claimed, id, log.blockNumber)?.args as {solver?: Address} | undefined)?.solver
+    const verifier = (lastBefore(verifying, id, log.blockNumber)?.args as {verifier?: Address} | undefined)?.verifier
+    if (solver) fees.push({to: solver, amount: solverPaid ?? 0n})
+    if (verifier) fees.push({to: verifier, amount: verifierPaid ?? 0n})
+  }
+  return {
+    slashes: slashed.map(({args}) => ({
+      taskId: String(args.id),
+      account: args.account!,
+      winner: args.winner === undefined || args.winner === zeroAddress ? null : args.winner,
+      amount: args.amount ?? 0n,
+      toWinner: args.toWinner ?? 0n,
+      toTreasury: args.toTreasury ?? 0n,
+      burned: args.burned ?? 0n,
+    })),
+    payouts: revealed.flatMap(({args}) => (args.catchers ?? []).map((catcher, index) => ({taskId: String(args.id), catcher, amount: args.paidEach?.[index] ?? 0n}))),
+    fees,
+    funded: funded.reduce((sum, log) => sum + (log.args.amount ?? 0n), 0n),
+    taxIn,
+  }
+}
+
+const outcomeNames = ['None', 'ProverWon', 'ChallengerWon', 'BothWrong', 'Void'] as const
+const questionNames = ['None', 'Graph', 'StateAssembly', 'Operator'] as const
+const resolutionNames = ['Timeout', 'Arbitration', 'Committee', 'Void'] as const
+
+/** Every dispute game the market started, read back from the game. */
+async function readDisputes(connection: Connection, fromBlock: bigint, nameOf: (address: Address) => string): Promise<DisputeReport[]> {
+  const client = connection.publicClient
+  const started = await client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'DisputeStarted', fromBlock})
+  if (started.length === 0) return []
+  const game = connection.contracts.game ?? (await client.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'game'}))
+  const [gameLogs, challenges, rejections] = await Promise.all([
+    client.getContractEvents({address: game, abi: pinpointGameAbi, fromBlock}),
+    client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'ChallengeQueued', fromBlock}),
+    client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'RejectionDisputed', fromBlock}),
+  ])
+  const gasOf = async (hashes: Iterable<Hex>) => {
+    let gas = 0n
+    for (const hash of new Set(hashes)) gas += (await client.getTransactionReceipt({hash})).gasUsed
+    return gas
+  }
+  const timeOf = async (blockNumber: bigint) => (await client.getBlock({blockNumber})).timestamp
+  const reports: DisputeReport[] = []
+  for (const log of started) {
+    const {id: taskId, disputeId, prover, challenger} = log.args
+    if (taskId === undefined || disputeId === undefined || prover === undefined || challenger === undefined || log.blockNumber === null) continue
+    const dispute = await client.readContract({address: game, abi: pinpointGameAbi, functionName: 'getDispute', args: [disputeId]})
+    const own = gameLogs.filter((entry) => (entry.args as {id?: bigint}).id === disputeId)
+    const resolved = own.find((entry) => entry.eventName === 'DisputeResolved')
+    const arbitrated = own.find((entry) => entry.eventName === 'Arbitrated')
+    const drawn = own.find((entry) => entry.eventName === 'CommitteeDrawn')
+    // The challenge that led to this game: the challenger's own (a whistleblower) or the solver's rejection dispute.
+    const opening = [...challenges.filter((entry) => entry.args.id === taskId && entry.args.whistleblower?.toLowerCase() === challenger.toLowerCase()), ...rejections.filter((entry) => entry.args.id === taskId && entry.args.solver?.toLowerCase() === prover.toLowerCase())]
+      .filter((entry) => entry.blockNumber !== null && entry.blockNumber <= log.blockNumber!)
+      .at(-1)
+    const kind = opening?.eventName === 'RejectionDisputed' ? 'rejection' : 'challenge'
+    const hashes = [log.transactionHash, ...own.map((entry) => entry.transactionHash), ...(opening ? [opening.transactionHash] : [])].filter((hash): hash is Hex => hash !== null)
+    const startBlock = opening?.blockNumber ?? log.blockNumber
+    const seconds = resolved?.blockNumber == null ? 0 : Number((await timeOf(resolved.blockNumber)) - (await timeOf(startBlock)))
+    const resolvedArgs = (resolved?.args ?? {}) as {rounds?: number; reason?: number}
+    reports.push({
+      id: disputeId.toString(),
+      taskId: taskId.toString(),
+      kind,
+      prover: nameOf(prover),
+      challenger: nameOf(challenger),
+      outcome: outcomeNames[dispute.outcome] ?? String(dispute.outcome),
+      reason: resolvedArgs.reason === undefined ? 'unresolved' : (resolutionNames[resolvedArgs.reason] ?? String(resolvedArgs.reason)),
+      rounds: resolvedArgs.rounds ?? dispute.rounds,
+      step: Number(dispute.step),
+      element: dispute.element,
+      question: questionNames[dispute.question] ?? String(dispute.question),
+      kernel: (arbitrated?.args as {kernel?: string} | undefined)?.kernel ?? null,
+      committee: ((drawn?.args as {members?: readonly Address[]} | undefined)?.members ?? []).map(nameOf),
+      gasUsed: (await gasOf(hashes)).toString(),
+      seconds,
+    })
+  }
+  return reports
 }
 
 function mapValues<K extends string, V, W>(record: Record<K, V>, map: (value: V) => W): Record<K, W> {

@@ -11,6 +11,7 @@ import {BaseError} from '../errors/base.js'
 import {connect, type Connection} from '../protocol/connect.js'
 import {type BalanceSnapshot, takeBalanceSnapshot} from './balances.js'
 import {buildReport, type DevnetReport} from './buildReport.js'
+import {actorRoster, type RosterEntry} from './actorRoster.js'
 import {type DevnetAccount, devnetAccounts} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
 import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
@@ -18,7 +19,7 @@ import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
 export type DevnetEvent =
   | {type: 'phase'; message: string}
   | {type: 'actor'; actor: string; role: string; event: Record<string, unknown>}
-  | {type: 'actor-exit'; actor: string; exit: ActorExit}
+  | {type: 'actor-exit'; actor: string; role: ActorHandle['role']; exit: ActorExit}
 
 export type DevnetOptions = {
   scenario: ResolvedScenario
@@ -35,6 +36,8 @@ export type Devnet = {
   readonly rpcUrl: string
   readonly accounts: DevnetAccount[]
   readonly actors: ActorHandle[]
+  /** The long-running actors and what each plays. */
+  readonly roster: RosterEntry[]
   /** Starts anvil, deploys, funds and writes devnet.json, then spawns the solver and verifier processes. */
   start(): Promise<void>
   /** Spawns one submitter process per job (each submitter's jobs in order) and waits for them all. */
@@ -56,7 +59,13 @@ export function createDevnet(options: DevnetOptions): Devnet {
   const logDir = path.join(stateDir, 'logs')
   const storeDir = path.join(stateDir, 'store')
   const backend = options.backend ?? scenario.backend
-  const accounts = devnetAccounts({...scenario.actors, solvers: scenario.actors.solvers.length})
+  const accounts = devnetAccounts({
+    submitters: scenario.actors.submitters,
+    solvers: scenario.actors.solvers.length,
+    verifiers: scenario.actors.verifiers.length,
+    whistleblowers: scenario.actors.whistleblowers.length,
+  })
+  const roster = actorRoster(scenario, accounts)
   // The devnet handles Ctrl-C itself: actors stop first, the report reads the chain, and only then anvil stops.
   const anvil = createAnvil({
     port: options.port,
@@ -84,7 +93,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       onJson: (event) => emit({type: 'actor', actor: name, role, event}),
     })
     actors.push(handle)
-    void handle.exited.then((exit) => emit({type: 'actor-exit', actor: name, exit}))
+    void handle.exited.then((exit) => emit({type: 'actor-exit', actor: name, role, exit}))
     return handle
   }
 
@@ -94,6 +103,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
     },
     accounts,
     actors,
+    roster,
 
     async start() {
       await assertNoDevnetRunning(stateDir)
@@ -108,15 +118,29 @@ export function createDevnet(options: DevnetOptions): Devnet {
       const {publicClient, walletClient} = await createClients({rpcUrl: anvil.rpcUrl, privateKey: deployer.privateKey})
       if (!walletClient) throw new BaseError('devnet: no wallet client for the deployer account')
       emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; deploying contracts`})
+      const {protocol, chain} = scenario
+      const optional = <T, U>(value: T | undefined, map: (value: T) => U) => (value === undefined ? {} : map(value))
       const deployed = await deployContracts({
         publicClient,
         walletClient,
         params: {
           treasury: deployer.address,
-          unbondingDelay: BigInt(scenario.chain.unbondingDelay),
-          challengeWindow: BigInt(scenario.chain.challengeWindow),
-          solverStake: parseEther(scenario.chain.solverStake),
-          verifierStake: parseEther(scenario.chain.verifierStake),
+          unbondingDelay: BigInt(chain.unbondingDelay),
+          jackpotSeed: parseEther(protocol.jackpotSeed),
+          config: {
+            solverStake: parseEther(chain.solverStake),
+            verifierStake: parseEther(chain.verifierStake),
+            challengeWindowBlocks: BigInt(chain.challengeWindow),
+            ...optional(protocol.challengeDeposit, (value) => ({challengeDeposit: parseEther(value)})),
+            ...optional(protocol.revealWindow, (value) => ({revealWindowBlocks: BigInt(value)})),
+            ...optional(protocol.roundTimeout, (value) => ({roundTimeoutBlocks: BigInt(value)})),
+            ...optional(protocol.committeeTimeout, (value) => ({committeeTimeoutBlocks: BigInt(value)})),
+            ...optional(protocol.taxBps, (value) => ({taxBps: value})),
+            ...optional(protocol.forcedErrorBps, (value) => ({forcedErrorBps: value})),
+            ...optional(protocol.jackpotCap, (value) => ({jackpotCap: parseEther(value)})),
+            ...optional(protocol.maxChallengers, (value) => ({maxChallengers: value})),
+            ...optional(protocol.committeeSize, (value) => ({committeeSize: value})),
+          },
         },
       })
       deployBlock = deployed.deployBlock
@@ -126,7 +150,8 @@ export function createDevnet(options: DevnetOptions): Devnet {
       await writeDevnetConfig(stateDir, {
         rpcUrl: anvil.rpcUrl,
         chainId: await publicClient.getChainId(),
-        contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds},
+        deployBlock: deployed.deployBlock,
+        contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game},
         accounts: accounts.map(({index, address, privateKey, role}) => ({index, address, privateKey, role})),
         storeDir,
         createdAt: new Date().toISOString(),
@@ -135,20 +160,9 @@ export function createDevnet(options: DevnetOptions): Devnet {
       before = await takeBalanceSnapshot(connection, accounts)
       emit({type: 'phase', message: `contracts: market ${deployed.market}, registry ${deployed.registry}`})
 
-      let solverNumber = 0
-      let cheaterNumber = 0
-      let verifierNumber = 0
-      for (const account of accounts) {
-        if (account.role === 'solver') {
-          const {strategy, claimDelayMs} = scenario.actors.solvers[solverNumber + cheaterNumber]!
-          const name = strategy === 'honest' ? `solver-${++solverNumber}` : `cheater-${++cheaterNumber}`
-          spawn(name, 'solver', account, ['solve', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs)])
-        }
-        if (account.role === 'verifier') spawn(`verifier-${++verifierNumber}`, 'verifier', account, ['verify', '--loop'])
-      }
+      for (const entry of roster) spawn(entry.name, entry.role, entry.account, entry.args)
       await writeProcesses(stateDir, {devnetPid: process.pid, anvilPid: anvil.pid, actors: actors.map(({name, pid}) => ({name, pid}))})
-      const cheaters = cheaterNumber === 0 ? '' : ` (${cheaterNumber} of them cheating: ${scenario.actors.solvers.filter((solver) => solver.strategy !== 'honest').map((solver) => solver.strategy).join(', ')})`
-      emit({type: 'phase', message: `spawned ${solverNumber + cheaterNumber} solvers${cheaters} and ${verifierNumber} verifiers (backend ${backend})`})
+      emit({type: 'phase', message: `spawned ${roster.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend})`})
     },
 
     async runJobs() {
@@ -180,7 +194,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
             actors.push(handle)
             emit({type: 'phase', message: `${name}: submitting ${path.relative(process.cwd(), job.path)}`})
             const exit = await handle.exited
-            emit({type: 'actor-exit', actor: name, exit})
+            emit({type: 'actor-exit', actor: name, role: 'submitter', exit})
             results.push({job: job.path, submitter: name, exit, result})
           }
           return results
@@ -191,7 +205,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
 
     async report(submissions) {
       if (!connection || !before) throw new BaseError('devnet: report() before start()')
-      return buildReport({connection, accounts, before, deployBlock, submissions, scenario, actors})
+      return buildReport({connection, accounts, roster, before, deployBlock, submissions, scenario, actors})
     },
 
     async stopActors() {

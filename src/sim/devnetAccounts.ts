@@ -4,16 +4,19 @@ import {mnemonicToAccount} from 'viem/accounts'
 /** anvil's well-known development mnemonic: its accounts are funded at genesis. */
 export const devnetMnemonic = 'test test test test test test test test test test test junk'
 
-export type DevnetRole = 'treasury' | 'submitter' | 'solver' | 'verifier'
+export type DevnetRole = 'treasury' | 'submitter' | 'solver' | 'verifier' | 'whistleblower'
 export type DevnetAccount = {index: number; address: Address; privateKey: Hex; role: DevnetRole}
 
-/** Account 0 deploys and is the treasury; then submitters, solvers and verifiers in that order. */
-export function devnetAccounts(actors: {submitters: number; solvers: number; verifiers: number}): DevnetAccount[] {
+export type DevnetRoleCounts = {submitters: number; solvers: number; verifiers: number; whistleblowers?: number | undefined}
+
+/** Account 0 deploys and is the treasury; then submitters, solvers, verifiers and whistleblowers in that order. */
+export function devnetAccounts(actors: DevnetRoleCounts): DevnetAccount[] {
   const roles: DevnetRole[] = [
     'treasury',
     ...Array<DevnetRole>(actors.submitters).fill('submitter'),
     ...Array<DevnetRole>(actors.solvers).fill('solver'),
     ...Array<DevnetRole>(actors.verifiers).fill('verifier'),
+    ...Array<DevnetRole>(actors.whistleblowers ?? 0).fill('whistleblower'),
   ]
   return roles.map((role, index) => {
     const account = mnemonicToAccount(devnetMnemonic, {addressIndex: index})

@@ -32,7 +32,7 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
     ...options,
     onEvent(event) {
       emit(event)
-      const isRoleLoop = event.type === 'actor-exit' && /^(solver|cheater|verifier)-/.test(event.actor)
+      const isRoleLoop = event.type === 'actor-exit' && event.role !== 'submitter'
       if (isRoleLoop && !stopping && event.exit.exitCode !== 0) {
         crash = `${event.actor} exited with ${event.exit.exitCode ?? event.exit.signal}: ${event.exit.stderrTail.trim().split('\n').at(-1) ?? ''}`
         crashed.abort()

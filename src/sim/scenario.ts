@@ -19,9 +19,40 @@ const solverSchema = z.strictObject({
   strategy: z.enum(strategyNames).default('honest'),
   /** How long the solver waits after first seeing an open task before claiming it. */
   claimDelayMs: z.number().int().min(0).max(600_000).default(0),
+  /** How it plays a dispute over its proof (docs/disputes.md); default: honest for `honest`, else `defend`. */
+  disputeStance: z.enum(['honest', 'defend', 'staller']).optional(),
 })
 export type ScenarioSolver = z.infer<typeof solverSchema>
 const honestSolver: ScenarioSolver = {strategy: 'honest', claimDelayMs: 0}
+
+const verifierSchema = z.strictObject({
+  /** `lazy` accepts without replaying; `colluding` accepts its partners' proofs unchecked (docs/adversaries.md). */
+  strategy: z.enum(['honest', 'lazy', 'colluding']).default('honest'),
+  /** colluding: the solvers (0-based positions in actors.solvers) whose tasks it accepts unchecked. */
+  colludeWith: z.array(z.number().int().min(0)).default([]),
+  /** How long the verifier waits after first seeing a committed task before claiming it. */
+  claimDelayMs: z.number().int().min(0).max(600_000).default(0),
+})
+export type ScenarioVerifier = z.infer<typeof verifierSchema>
+const honestVerifier: ScenarioVerifier = {strategy: 'honest', colludeWith: [], claimDelayMs: 0}
+
+const whistleblowerSchema = z.strictObject({
+  /** `griefer` challenges honest work with made-up claims. */
+  strategy: z.enum(['honest', 'griefer']).default('honest'),
+  /** The litepaper's payout threshold: it joins while fewer whistleblowers are active, leaves above it. */
+  maxActive: z.number().int().min(1).max(50).default(3),
+})
+export type ScenarioWhistleblower = z.infer<typeof whistleblowerSchema>
+
+/** A count of honest actors, or one entry per actor with its strategy. */
+function actorList<T extends z.ZodType>(entry: T, honest: () => z.output<T>, fallback: number) {
+  return z
+    .union([count(fallback), z.array(entry).max(50)])
+    .transform((list): z.output<T>[] => (typeof list === 'number' ? Array.from({length: list}, honest) : (list as z.output<T>[])))
+}
+
+const bps = z.number().int().min(0).max(10_000)
+const blocks = z.number().int().min(1).max(100_000)
 
 export const scenarioSchema = z.strictObject({
   name: z.string().min(1),
@@ -31,12 +62,16 @@ export const scenarioSchema = z.strictObject({
     .strictObject({
       submitters: count(1).pipe(z.number().min(1)),
       /** A count of honest solvers, or one entry per solver with its strategy (docs/adversaries.md). */
-      solvers: z
-        .union([count(2), z.array(solverSchema).max(50)])
-        .transform((solvers) => (typeof solvers === 'number' ? Array.from({length: solvers}, () => ({...honestSolver})) : solvers)),
-      verifiers: count(2),
+      solvers: actorList(solverSchema, () => ({...honestSolver}), 2),
+      verifiers: actorList(verifierSchema, () => ({...honestVerifier, colludeWith: []}), 2),
+      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3}), 0),
     })
-    .default({submitters: 1, solvers: [{...honestSolver}, {...honestSolver}], verifiers: 2}),
+    .default({
+      submitters: 1,
+      solvers: [{...honestSolver}, {...honestSolver}],
+      verifiers: [{...honestVerifier, colludeWith: []}, {...honestVerifier, colludeWith: []}],
+      whistleblowers: [],
+    }),
   jobs: z
     .array(
       z.strictObject({
@@ -50,19 +85,43 @@ export const scenarioSchema = z.strictObject({
   chain: z
     .strictObject({
       blockTime: z.number().int().positive().max(60).default(1),
-      challengeWindow: z.number().int().min(0).default(5),
+      /** Blocks after a verdict in which it can be challenged (ProtocolConfig.challengeWindowBlocks). */
+      challengeWindow: blocks.default(5),
       unbondingDelay: z.number().int().min(0).default(60),
       solverStake: ether.default('1'),
       verifierStake: ether.default('0.5'),
       accountBalance: z.number().int().positive().default(1000),
     })
     .default({blockTime: 1, challengeWindow: 5, unbondingDelay: 60, solverStake: '1', verifierStake: '0.5', accountBalance: 1000}),
+  /** Overrides of ProtocolConfig's defaults (docs/disputes.md), and ether to seed the jackpot with. */
+  protocol: z
+    .strictObject({
+      challengeDeposit: ether.optional(),
+      revealWindow: blocks.optional(),
+      roundTimeout: blocks.optional(),
+      committeeTimeout: blocks.optional(),
+      taxBps: bps.optional(),
+      forcedErrorBps: bps.optional(),
+      jackpotCap: ether.optional(),
+      jackpotSeed: ether.default('0'),
+      maxChallengers: z.number().int().min(1).max(255).optional(),
+      committeeSize: z.number().int().min(1).max(255).optional(),
+    })
+    .default({jackpotSeed: '0'}),
   expect: z
     .strictObject({
       verdict: z.enum(['accepted', 'rejected']).default('accepted'),
       minTestAccuracy: z.number().min(0).max(1).optional(),
+      /** Actors (by name, e.g. `lazy-verifier-1`) that must have lost stake to a slash. */
+      slashed: z.array(z.string().min(1)).default([]),
+      /** Actors that must have been paid from the jackpot. */
+      jackpotPaid: z.array(z.string().min(1)).default([]),
+      /** Outcomes every dispute of the run must be among, and how many disputes there must be at least. */
+      disputes: z
+        .strictObject({min: z.number().int().min(0).default(0), outcomes: z.array(z.enum(['ProverWon', 'ChallengerWon', 'BothWrong', 'Void'])).optional()})
+        .default({min: 0}),
     })
-    .default({verdict: 'accepted'}),
+    .default({verdict: 'accepted', slashed: [], jackpotPaid: [], disputes: {min: 0}}),
   /** The whole run fails if its jobs have not settled by then. */
   timeoutSeconds: z.number().int().positive().default(1800),
 })
@@ -71,11 +130,13 @@ export type Scenario = z.infer<typeof scenarioSchema>
 export type ScenarioJob = Scenario['jobs'][number] & {/** Absolute path of the job spec. */ path: string}
 export type ResolvedScenario = Omit<Scenario, 'jobs'> & {source: string; jobs: ScenarioJob[]}
 
-/** The embedded default: 1 submitter, 2 solvers, 2 verifiers and one MNIST MLP job. */
+/** The embedded default: 1 submitter, 2 solvers, 2 verifiers, 1 whistleblower and one MNIST MLP job. */
 export const defaultScenario: Scenario = scenarioSchema.parse({
   name: 'default',
-  description: 'One MNIST MLP trained by one of two solvers and checked by one of two verifiers.',
+  description: 'One MNIST MLP trained by one of two solvers, checked by one of two verifiers and re-checked by a whistleblower, at the default protocol parameters (forced errors included) with a seeded jackpot.',
+  actors: {submitters: 1, solvers: 2, verifiers: 2, whistleblowers: 1},
   jobs: [{file: 'mnist-mlp.yaml'}],
+  protocol: {jackpotSeed: '1'},
   expect: {verdict: 'accepted', minTestAccuracy: 0.85},
 })
 

@@ -6,7 +6,7 @@ import {execa} from 'execa'
 
 import {packageRoot} from './scenario.js'
 
-export type ActorRole = 'submitter' | 'solver' | 'verifier'
+export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
 
 export type ActorExit = {exitCode: number | undefined; signal: string | undefined; stderrTail: string}
 

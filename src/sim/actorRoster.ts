@@ -1,0 +1,53 @@
+import type {DevnetAccount} from './devnetAccounts.js'
+import type {ResolvedScenario} from './scenario.js'
+
+/** One long-running actor of a devnet: its account, its name in logs and reports, and the CLI it runs. */
+export type RosterEntry = {
+  account: DevnetAccount
+  role: 'solver' | 'verifier' | 'whistleblower'
+  /** e.g. `solver-1`, `cheater-1`, `lazy-verifier-1`, `griefer-1`. */
+  name: string
+  /** `honest`, or the adversary it plays (docs/adversaries.md). */
+  strategy: string
+  /** Arguments after `gensyn`. */
+  args: string[]
+}
+
+/**
+ * Names every solver, verifier and whistleblower of a scenario and the command it runs. Honest actors are
+ * `<role>-N`; adversaries are named after what they play (`cheater-N` for cheating solvers,
+ * `lazy-verifier-N`, `colluding-verifier-N`, `griefer-N`), numbered within their kind.
+ */
+export function actorRoster(scenario: ResolvedScenario, accounts: readonly DevnetAccount[]): RosterEntry[] {
+  const solvers = accounts.filter((account) => account.role === 'solver')
+  const verifiers = accounts.filter((account) => account.role === 'verifier')
+  const whistleblowers = accounts.filter((account) => account.role === 'whistleblower')
+  const numbers = new Map<string, number>()
+  const nameFor = (kind: string) => {
+    const next = (numbers.get(kind) ?? 0) + 1
+    numbers.set(kind, next)
+    return `${kind}-${next}`
+  }
+  const roster: RosterEntry[] = []
+  for (const [position, account] of solvers.entries()) {
+    const {strategy, claimDelayMs, disputeStance} = scenario.actors.solvers[position]!
+    const args = ['solve', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs)]
+    if (disputeStance) args.push('--dispute-stance', disputeStance)
+    roster.push({account, role: 'solver', name: nameFor(strategy === 'honest' ? 'solver' : 'cheater'), strategy, args})
+  }
+  for (const [position, account] of verifiers.entries()) {
+    const {strategy, colludeWith, claimDelayMs} = scenario.actors.verifiers[position]!
+    const args = ['verify', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs)]
+    for (const partner of colludeWith) {
+      const solver = solvers[partner]
+      if (solver) args.push('--collude-with', solver.address)
+    }
+    roster.push({account, role: 'verifier', name: nameFor(strategy === 'honest' ? 'verifier' : `${strategy}-verifier`), strategy, args})
+  }
+  for (const [position, account] of whistleblowers.entries()) {
+    const {strategy, maxActive} = scenario.actors.whistleblowers[position]!
+    const args = ['challenge', '--loop', '--strategy', strategy, '--max-active', String(maxActive)]
+    roster.push({account, role: 'whistleblower', name: nameFor(strategy === 'honest' ? 'whistleblower' : strategy), strategy, args})
+  }
+  return roster
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict'
+import {mkdtemp, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {runGensyn} from '../helpers/cli.js'
+import {processesMatching} from '../helpers/processes.js'
+
+type Account = {name: string; role: string; strategy?: string; slashed: string; slashGains: string; jackpotWon: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}
+type Dispute = {id: string; kind: string; prover: string; challenger: string; outcome: string; reason: string; rounds: number; gasUsed: string; seconds: number; question: string}
+type Report = {
+  ok: boolean
+  failures: string[]
+  tasks: {status: string; verdict: string; attempts: number; testAccuracy: number | null}[]
+  accounts: Account[]
+  disputes: Dispute[]
+  slashes: {account: string; winner: string | null; amount: string}[]
+  jackpot: {paidOut: string; payouts: {catcher: string; amount: string}[]}
+  conservation: {ok: boolean}
+}
+
+function lastJsonLine(stdout: string): Report {
+  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
+  assert.ok(line, `no JSON on stdout:\n${stdout}`)
+  return JSON.parse(line) as Report
+}
+
+const account = (report: Report, name: string): Account => {
+  const found = report.accounts.find((candidate) => candidate.name === name)
+  assert.ok(found, `no actor ${name} in ${report.accounts.map((candidate) => candidate.name).join(', ')}`)
+  return found
+}
+
+/** Every honest solver, verifier and whistleblower kept all of its stake. */
+function assertNoHonestSlashed(report: Report): void {
+  const honest = report.accounts.filter((candidate) => candidate.strategy === 'honest')
+  assert.ok(honest.length > 0)
+  for (const actor of honest) assert.equal(actor.slashed, '0', `honest ${actor.name} was slashed`)
+}
+
+/**
+ * Each adversary of docs/adversaries.md ends as the protocol promises, on a real devnet: real anvil, the
+ * contracts, and every actor its own `gensyn` process training and replaying real MNIST models.
+ */
+describe('devnet adversaries: disputes, slashing, jackpot (real devnet)', function () {
+  this.timeout(900_000)
+  let stateDir: string
+
+  beforeEach(async () => {
+    stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-disputes-'))
+  })
+  afterEach(async () => {
+    assert.deepEqual(processesMatching(stateDir), [], 'processes left behind')
+    await rm(stateDir, {recursive: true, force: true})
+  })
+
+  async function runScenario(name: string): Promise<Report> {
+    const run = await runGensyn(['devnet', 'up', '--scenario', `fixtures/scenarios/${name}.yaml`, '--until-settled', '--json', '--state-dir', stateDir])
+    const report = lastJsonLine(String(run.stdout))
+    assert.equal(report.ok, true, `${name}: ${report.failures.join('; ')}\n${String(run.stderr).slice(-2000)}`)
+    assert.equal(run.exitCode, 0)
+    assert.equal(report.conservation.ok, true)
+    assert.equal(report.tasks[0]?.status, 'Settled')
+    assert.equal(report.tasks[0]?.verdict, 'accepted')
+    assertNoHonestSlashed(report)
+    return report
+  }
+
+  it('forced error: the rejecting verifier wins the jackpot and the solver is not penalised', async () => {
+    const report = await runScenario('forced-error')
+    assert.ok(BigInt(account(report, 'verifier-1').jackpotWon) > 0n)
+    assert.equal(account(report, 'solver-1').slashed, '0')
+    assert.equal(report.disputes.length, 0)
+  })
+
+  it('lazy verifier: a whistleblower catches the forced error it accepted, wins the jackpot, and the lazy verifier is slashed', async () => {
+    const report = await runScenario('lazy-verifier')
+    const lazy = account(report, 'lazy-verifier-1')
+    const whistleblower = account(report, 'whistleblower-1')
+    assert.ok(BigInt(lazy.slashed) > 0n)
+    assert.ok(BigInt(whistleblower.jackpotWon) > 0n)
+    assert.ok(BigInt(whistleblower.slashGains) > 0n, 'the catcher got no share of the lazy verifier stake')
+  })
+
+  it('colluding solver and verifier: caught by a whistleblower, both slashed; the task is redone honestly', async () => {
+    const report = await runScenario('colluding')
+    assert.ok(BigInt(account(report, 'cheater-1').slashed) > 0n)
+    assert.ok(BigInt(account(report, 'colluding-verifier-1').slashed) > 0n)
+    const [dispute] = report.disputes
+    assert.equal(dispute?.outcome, 'ChallengerWon')
+    assert.equal(dispute?.challenger, 'whistleblower-1')
+    assert.ok(BigInt(account(report, 'whistleblower-1').slashGains) > 0n)
+    assert.ok((report.tasks[0]?.attempts ?? 0) >= 2)
+  })
+
+  it('griefer: challenges honest work, loses the dispute and its deposit, the solver gets the winner share', async () => {
+    const report = await runScenario('griefer')
+    const [dispute] = report.disputes
+    assert.equal(dispute?.outcome, 'ProverWon')
+    assert.equal(dispute?.challenger, 'griefer-1')
+    assert.ok(BigInt(account(report, 'griefer-1').slashed) > 0n)
+    assert.ok(BigInt(account(report, 'solver-1').slashGains) > 0n)
+  })
+
+  it('staller: a cheater that disputes its rejection and stops answering loses by timeout', async () => {
+    const report = await runScenario('staller')
+    const [dispute] = report.disputes
+    assert.equal(dispute?.kind, 'rejection')
+    assert.equal(dispute?.prover, 'cheater-1')
+    assert.equal(dispute?.outcome, 'ChallengerWon')
+    assert.equal(dispute?.reason, 'Timeout')
+    assert.ok(BigInt(account(report, 'cheater-1').slashed) > 0n)
+  })
+})
