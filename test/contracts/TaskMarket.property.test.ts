@@ -15,9 +15,9 @@ const Phase = {None: 0, Steps: 1, TraceHeader: 2, Operators: 3, Arbitration: 4, 
 const GAS = 3_000_000n
 const ether = parseEther
 /** Sequences (fast-check runs) and their length; PROPERTY_RUNS overrides the count. */
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 800)
-const MIN_ACTIONS = 10
-const MAX_ACTIONS = 40
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000)
+const MIN_ACTIONS = 8
+const MAX_ACTIONS = 30
 
 const eventsAbi = [...taskMarketAbi, ...roleRegistryAbi, ...pinpointGameAbi].filter((item) => item.type === 'event') as Abi
 
