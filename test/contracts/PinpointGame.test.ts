@@ -256,7 +256,7 @@ describe('PinpointGame (on anvil)', function () {
 
   /** Mines blocks until the next transaction lands in block `block`. */
   async function mineUntilNext(block: bigint): Promise<void> {
-    const head = await ctx.publicClient.getBlockNumber()
+    const head = await ctx.publicClient.getBlockNumber({cacheTime: 0})
     if (block - 1n > head) await ctx.test.mine({blocks: Number(block - 1n - head)})
   }
 
