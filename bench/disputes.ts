@@ -57,11 +57,12 @@ const smoke = parseYaml(await readFile(path.join(repoRoot, 'fixtures/jobs/smoke-
 const k = smoke.proof.checkpointInterval
 const bound = Math.ceil(Math.log2(k)) + Math.ceil(Math.log2(ops)) + 2
 console.log(`\n1. disputes on the devnet (smoke MLP: k = ${k} steps per segment, ${ops} operators per step; bound ceil(log2 k) + ceil(log2 ops) + 2 = ${bound})`)
-console.log('scenario        dispute  outcome        by           question       rounds  bound   gas        seconds')
+console.log(`${'scenario'.padEnd(15)} ${'prover v challenger'.padEnd(34)} outcome        by           question       rounds  bound        gas   seconds`)
 const arbitration = await benchArbitration('Relu', 60)
 console.log(
   [
-    'in-process (Relu corrupted at step 60)'.padEnd(24),
+    'in-process'.padEnd(15),
+    'corrupt-Relu solver v whistleblower'.padEnd(34),
     arbitration.outcome.padEnd(14),
     'Arbitration'.padEnd(12),
     `element ${arbitration.element}/${arbitration.ops}`.padEnd(14),
@@ -80,7 +81,7 @@ for (const name of scenarios) {
     console.log(
       [
         name.padEnd(15),
-        `${dispute.prover} v ${dispute.challenger}`.padEnd(8).slice(0, 8),
+        `${dispute.prover} v ${dispute.challenger}`.padEnd(34),
         dispute.outcome.padEnd(14),
         dispute.reason.padEnd(12),
         dispute.question.padEnd(14),
