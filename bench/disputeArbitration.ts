@@ -2,7 +2,10 @@ import path from 'node:path'
 
 import {recheckTask} from '../src/actors/recheckTask.js'
 import {pinpointGameAbi} from '../src/chain/generated/index.js'
-import {corruptedTrainingFor, createDisputeAgent, stateAtStep, traceStep} from './disputeSupport.js'
+import {propagatingCorruption, trainJobWithOperatorCorruption} from '../src/dispute/corruptOperator.js'
+import {createDisputeAgent} from '../src/dispute/createDisputeAgent.js'
+import {stateAtStep} from '../src/dispute/stateHashes.js'
+import {traceStep} from '../src/dispute/traceStep.js'
 import {loadJobSpec} from '../src/ml/spec/index.js'
 import {trainJob} from '../src/ml/train/trainJob.js'
 import {connect, requireSigner} from '../src/protocol/connect.js'
@@ -38,7 +41,8 @@ export async function benchArbitration(kernel = 'Relu', step = 60): Promise<Arbi
     const honest = await trainJob({spec, store: solver.store})
     const segment = Math.floor(step / spec.proof.checkpointInterval)
     const honestTrace = await traceStep({spec, state: await stateAtStep({spec, store: solver.store, manifest: honest.manifest, segment, step})})
-    const {proof, corruption, element} = await corruptedTrainingFor({spec, store: solver.store, trace: honestTrace, kernel, step})
+    const {corruption, element} = propagatingCorruption(honestTrace, kernel)
+    const proof = await trainJobWithOperatorCorruption({spec, store: solver.store, corruption})
     const taskId = await acceptedTask({submitter, solver, verifier}, spec, proof)
     const task = await getTask(whistleblower, taskId)
     const recheck = await recheckTask(whistleblower, task)

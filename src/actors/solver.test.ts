@@ -20,23 +20,9 @@ import {runSolver, type SolverEvent} from './solver.js'
 import {readSolverState} from './solverState.js'
 import {runVerifier, type VerifierEvent} from './verifier.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
+import {startMiner} from '../../test/helpers/mining.js'
 
 const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
-
-/** Mines a block every `ms` (the devnet automines transactions only): actors wait for blocks after claims and commits. */
-function startMiner(connection: SignedConnection, ms: number): () => Promise<void> {
-  let mining = Promise.resolve()
-  const timer = setInterval(() => {
-    mining = mining.then(() => connection.publicClient.request({method: 'evm_mine'} as never)).then(
-      () => undefined,
-      () => undefined,
-    )
-  }, ms)
-  return async () => {
-    clearInterval(timer)
-    await mining
-  }
-}
 
 describe('runSolver (real anvil, real training)', function () {
   this.timeout(120_000)

@@ -16,26 +16,12 @@ import {postProfile} from '../protocol/postProfile.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {packageRoot} from '../sim/scenario.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
+import {startMiner} from '../../test/helpers/mining.js'
 import {followTask} from './followTask.js'
 import {runSolver} from './solver.js'
 import {onchainScheduleProblem, runVerifier, type VerifierEvent} from './verifier.js'
 
 const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
-
-/** Mines a block every `ms` (the devnet automines transactions only): actors wait for blocks after claims and commits. */
-function startMiner(connection: SignedConnection, ms: number): () => Promise<void> {
-  let mining = Promise.resolve()
-  const timer = setInterval(() => {
-    mining = mining.then(() => connection.publicClient.request({method: 'evm_mine'} as never)).then(
-      () => undefined,
-      () => undefined,
-    )
-  }, ms)
-  return async () => {
-    clearInterval(timer)
-    await mining
-  }
-}
 
 describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)', function () {
   this.timeout(180_000)

@@ -16,7 +16,9 @@ import {TrainingSession} from '../ml/train/trainingSession.js'
 import {createLocalStore} from '../store/createLocalStore.js'
 import {
   firstDivergence,
+  kernelElement,
   OperatorCorruptionError,
+  propagatingCorruption,
   segmentStateHashes,
   stateAtStep,
   traceStep,
@@ -36,25 +38,6 @@ async function stateAt(spec: JobSpec, step: number): Promise<Checkpoint> {
   } finally {
     session.dispose()
   }
-}
-
-/** The element number (from 1) of the n-th output element of `kernel` in a trace. */
-const nth = (trace: StepTrace, kernel: string, n: number): number => {
-  let seen = 0
-  for (const [i, e] of trace.elements.entries()) if (e.descriptor.kernel === kernel && ++seen === n) return i + 1
-  throw new Error(`${kernel} #${n} not in the trace`)
-}
-
-/**
- * The flat index of the largest output value of the n-th call of `kernel`: a one-ulp change there is the
- * least likely to be absorbed by a later relu or rounding, so it reaches the next state.
- */
-const largest = (trace: StepTrace, kernel: string, n: number): number => {
-  const e = trace.elements[nth(trace, kernel, n) - 1]!
-  const values = new Float32Array(e.data.slice().buffer)
-  let best = 0
-  for (let i = 1; i < values.length; i++) if ((values[i] as number) > (values[best] as number)) best = i
-  return best
 }
 
 /** The flat indices of the 32-bit words where two byte strings differ, with the xor of each. */
@@ -80,7 +63,7 @@ describe('corruptOperator (TEST-ONLY adversary)', () => {
   /** Traces the corrupted step and checks it parts from the honest trace exactly at that kernel call's output. */
   async function assertDivergesAt(corruption: OperatorCorruption, reachesState = true): Promise<StepTrace> {
     const corrupted = await traceStep({spec, state, corruption})
-    const j = nth(honest, corruption.kernel, corruption.occurrence)
+    const j = kernelElement(honest, corruption.kernel, corruption.occurrence)
     assert.equal(firstDivergence(honest, corrupted), j, `the traces part at element ${j} (${corruption.kernel} #${corruption.occurrence})`)
     assert.equal(corrupted.graphHash, honest.graphHash, 'a value corruption leaves the operator graph as it is')
     assert.deepEqual(corrupted.commitments.slice(0, j), honest.commitments.slice(0, j))
@@ -92,7 +75,7 @@ describe('corruptOperator (TEST-ONLY adversary)', () => {
   }
 
   it('Relu, 1st call: the corrupted trace diverges first at exactly that Relu element', async () => {
-    const corruption = {step: 3, kernel: 'Relu', occurrence: 1, element: largest(honest, 'Relu', 1)}
+    const corruption = {step: 3, kernel: 'Relu', occurrence: 1, element: propagatingCorruption(honest, 'Relu').corruption.element}
     const corrupted = await assertDivergesAt(corruption)
     // the same corruption during plain (untraced) training reaches the same next state
     await selectBackend('wasm')
@@ -107,7 +90,7 @@ describe('corruptOperator (TEST-ONLY adversary)', () => {
   })
 
   it('BatchMatMul, 1st call (the first layer product): diverges first at exactly that element', async () => {
-    await assertDivergesAt({step: 3, kernel: 'BatchMatMul', occurrence: 1, element: largest(honest, 'BatchMatMul', 1)})
+    await assertDivergesAt({step: 3, kernel: 'BatchMatMul', occurrence: 1, element: propagatingCorruption(honest, 'BatchMatMul').corruption.element})
   })
 
   it('the last Sub (the update of the last bias, part of the state itself) diverges at the last element', async () => {
@@ -118,7 +101,7 @@ describe('corruptOperator (TEST-ONLY adversary)', () => {
 
   it('an operator only the loss value reads (Multiply #1: labels x log-softmax) changes the trace, not the state', async () => {
     // the trace still parts there; with S_{i+1} agreed, no Steps bisection ever reaches this step
-    await assertDivergesAt({step: 3, kernel: 'Multiply', occurrence: 1, element: largest(honest, 'Multiply', 1)}, false)
+    await assertDivergesAt({step: 3, kernel: 'Multiply', occurrence: 1, element: propagatingCorruption(honest, 'Multiply').corruption.element}, false)
   })
 
   it('refuses corruptions it cannot apply, and leaves the kernels as they were', async () => {
@@ -151,7 +134,7 @@ describe('corruptOperator (TEST-ONLY adversary)', () => {
       const store = createLocalStore(dir, {fsync: false})
       const job = tinySpec({steps: 6, interval: 3})
       const honestRun = await trainJob({spec: job, store})
-      const corruption = {step: 4, kernel: 'Relu', occurrence: 1, element: largest(await traceStep({spec: job, state: await stateAt(job, 4)}), 'Relu', 1)}
+      const corruption = {step: 4, kernel: 'Relu', occurrence: 1, element: propagatingCorruption(await traceStep({spec: job, state: await stateAt(job, 4)}), 'Relu').corruption.element}
       const cheat = await trainJobWithOperatorCorruption({spec: job, store, corruption})
       assert.deepEqual(cheat.checkpoints.slice(0, 2), honestRun.checkpoints.slice(0, 2), 'checkpoints before the corrupted step are honest')
       assert.notEqual(cheat.checkpoints[2]?.hash, honestRun.checkpoints[2]?.hash, 'the segment holding step 4 ends elsewhere')
@@ -173,7 +156,7 @@ describe('corruptOperator (TEST-ONLY adversary)', () => {
       const cheatTrace = await traceStep({spec: job, state: agreed, corruption})
       assert.equal(honestTrace.nextStateHash, replay.hashes[2])
       assert.equal(cheatTrace.nextStateHash, claimed.hashes[2])
-      assert.equal(firstDivergence(honestTrace, cheatTrace), nth(honestTrace, 'Relu', 1))
+      assert.equal(firstDivergence(honestTrace, cheatTrace), kernelElement(honestTrace, 'Relu', 1))
     })
   })
 })

@@ -8,7 +8,7 @@ import {selectBackend} from '../ml/backend/selectBackend.js'
 import {trainJob, type TrainJobParameters, type TrainResult} from '../ml/train/trainJob.js'
 import {OperatorCorruptionError} from './errors.js'
 import {withKernelHook, type KernelCall} from './kernelHook.js'
-import type {OperatorCorruption} from './types.js'
+import type {OperatorCorruption, StepTrace} from './types.js'
 
 function checkCorruption(corruption: OperatorCorruption): void {
   const {step, kernel, occurrence, element, output = 0} = corruption
@@ -102,3 +102,24 @@ export async function trainJobWithOperatorCorruption(
     }),
   )
 }
+
+/** The element number (from 1) of the n-th output element of `kernel` in a trace. */
+export function kernelElement(trace: StepTrace, kernel: string, n = 1): number {
+  let seen = 0
+  for (const [index, element] of trace.elements.entries()) if (element.descriptor.kernel === kernel && ++seen === n) return index + 1
+  throw new OperatorCorruptionError(`${kernel} #${n} is not in the trace of step ${trace.step}`)
+}
+
+/**
+ * The corruption of the n-th call of `kernel` in the traced step that reaches the next state: it flips the
+ * largest output value, where a one-ulp change is the least likely to be absorbed by a later relu or rounding.
+ * Returns it with the element number it corrupts.
+ */
+export function propagatingCorruption(trace: StepTrace, kernel: string, n = 1): {corruption: OperatorCorruption; element: number} {
+  const element = kernelElement(trace, kernel, n)
+  const values = new Float32Array(trace.elements[element - 1]!.data.slice().buffer)
+  let largest = 0
+  for (let index = 1; index < values.length; index++) if (values[index]! > values[largest]!) largest = index
+  return {corruption: {step: trace.step, kernel, occurrence: n, element: largest}, element}
+}
+

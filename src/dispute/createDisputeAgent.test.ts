@@ -24,24 +24,8 @@ import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet
 import {createDisputeAgent, type DisputeAgent, type DisputeAgentEvent, type DisputeAgentOptions} from './createDisputeAgent.js'
 import {stateAtStep} from './stateHashes.js'
 import {traceStep} from './traceStep.js'
-import {trainJobWithOperatorCorruption} from './corruptOperator.js'
+import {propagatingCorruption, trainJobWithOperatorCorruption} from './corruptOperator.js'
 import type {OperatorCorruption, StepTrace} from './types.js'
-
-/** The element number (from 1) of the n-th output of `kernel` in a trace. */
-function nth(trace: StepTrace, kernel: string, n: number): number {
-  let seen = 0
-  for (const [index, element] of trace.elements.entries()) if (element.descriptor.kernel === kernel && ++seen === n) return index + 1
-  throw new Error(`${kernel} #${n} is not in the trace`)
-}
-
-/** The flat index of the largest output of the n-th `kernel`: a one-ulp flip there reaches the next state. */
-function largest(trace: StepTrace, kernel: string, n: number): number {
-  const element = trace.elements[nth(trace, kernel, n) - 1]!
-  const values = new Float32Array(element.data.slice().buffer)
-  let best = 0
-  for (let index = 1; index < values.length; index++) if (values[index]! > values[best]!) best = index
-  return best
-}
 
 describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, real contracts, real training)', function () {
   this.timeout(600_000)
@@ -119,9 +103,9 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
   /** A proof trained with one operator output corrupted at `step`, and the element number it corrupts. */
   async function corruptedProof(kernel: string, step: number): Promise<{proof: TrainResult; corruption: OperatorCorruption; element: number}> {
     const honestTrace = await traceStep({spec, state: await stateAtStep({spec, store: solver.store, manifest: honest.manifest, segment: Math.floor(step / spec.proof.checkpointInterval), step})})
-    const corruption = {step, kernel, occurrence: 1, element: largest(honestTrace, kernel, 1)}
+    const {corruption, element} = propagatingCorruption(honestTrace, kernel)
     const proof = await trainJobWithOperatorCorruption({spec, store: solver.store, corruption})
-    return {proof, corruption, element: nth(honestTrace, kernel, 1)}
+    return {proof, corruption, element}
   }
 
   it('an honest prover beats a griefer: made-up hashes narrow to the first step, the committee rejects its graph, its deposit is slashed', async () => {

@@ -22,4 +22,4 @@ export {segmentStateHashes, stateAtStep, type SegmentParameters} from './stateHa
 export {assembleTrace, traceStep, type TraceStepParameters} from './traceStep.js'
 export type {OperatorCorruption, OperatorDescriptor, StepTrace, TraceElement} from './types.js'
 // TEST-ONLY adversary: corrupts one operator's output (tests and simulated cheating players only)
-export {operatorCorrupter, trainJobWithOperatorCorruption, withOperatorCorruption, type OperatorCorrupter} from './corruptOperator.js'
+export {kernelElement, operatorCorrupter, propagatingCorruption, trainJobWithOperatorCorruption, withOperatorCorruption, type OperatorCorrupter} from './corruptOperator.js'

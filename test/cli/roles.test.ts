@@ -7,6 +7,7 @@ import {getTask} from '../../src/protocol/getTask.js'
 import {submitTask} from '../../src/protocol/submitTask.js'
 import {runGensyn} from '../helpers/cli.js'
 import {type LocalDevnet, startLocalDevnet} from '../helpers/localDevnet.js'
+import {mine, startMiner} from '../helpers/mining.js'
 
 describe('gensyn solve / verify: adversary flags (real processes)', function () {
   this.timeout(120_000)
@@ -49,13 +50,12 @@ describe('gensyn solve / verify: adversary flags (real processes)', function () 
       const solver = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
       const {taskId} = await submitTask(submitter, await loadJobSpec('fixtures/jobs/smoke-mlp.yaml'))
       // The solver waits for the block after its claim's successor: make blocks while it trains.
-      const miner = setInterval(() => void submitter.publicClient.request({method: 'evm_mine'} as never).catch(() => {}), 200)
+      const stopMiner = startMiner(submitter, 200)
       try {
         await runSolver({connection: solver, backend: 'wasm', loop: false})
-        await submitter.publicClient.request({method: 'evm_mine'} as never)
-        await submitter.publicClient.request({method: 'evm_mine'} as never)
+        await mine(submitter, 2)
       } finally {
-        clearInterval(miner)
+        await stopMiner()
       }
 
       const run = await runGensyn(['verify', '--account', '3', '--strategy', 'lazy', '--json', '--state-dir', devnet.stateDir])

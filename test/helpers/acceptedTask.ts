@@ -2,6 +2,8 @@ import {randomBytes} from 'node:crypto'
 
 import {keccak256, toHex} from 'viem'
 
+import {mine} from './mining.js'
+
 import type {JobSpec} from '../../src/ml/spec/schema.js'
 import type {TrainResult} from '../../src/ml/train/trainJob.js'
 import type {SignedConnection} from '../../src/protocol/connect.js'
@@ -9,10 +11,7 @@ import {ensureRegistered} from '../../src/protocol/ensureRegistered.js'
 import {claimTask, claimVerification, commitProof, postVerdict, sealHonest, secretHashOf} from '../../src/protocol/marketActions.js'
 import {submitTask} from '../../src/protocol/submitTask.js'
 
-/** Mines `blocks` blocks on an anvil (automine leaves the chain still between transactions). */
-export function mine(connection: Pick<SignedConnection, 'publicClient'>, blocks = 1): Promise<unknown> {
-  return connection.publicClient.request({method: 'anvil_mine', params: [toHex(blocks)]} as never)
-}
+export {mine} from './mining.js'
 
 /**
  * Drives one task to an accepted verdict with `proof` committed, without actor loops: submit, claim (a fresh

@@ -1,8 +1,10 @@
-import {encodeAbiParameters, type Hex, keccak256, toHex, zeroHash} from 'viem'
+import {type Hex, keccak256, toHex} from 'viem'
+
+import * as offchain from '../../../src/dispute/encoding.js'
 
 /**
- * The commitments of PinpointGame (docs/disputes.md, "The operator trace of one step"), computed with viem the
- * way the contract computes them, for the tests to build traces and check the contract's encodings:
+ * The commitments of PinpointGame (docs/disputes.md, "The operator trace of one step"), for the tests to build
+ * traces and check the contract's encodings:
  *   d_j = keccak256(abi.encode(string kernel, uint32[] inputs, uint32[][] inputShapes, uint32[] outputShape,
  *                              string outputDtype, bytes attrs))            (six arguments, not one tuple)
  *   g_0 = 0x0, g_j = keccak256(abi.encode(bytes32 g_{j-1}, bytes32 d_j)), graphHash = g_m
@@ -19,56 +21,30 @@ export type Operation = {
   attrs: Hex
 }
 
-const descriptorTypes = [
-  {type: 'string'},
-  {type: 'uint32[]'},
-  {type: 'uint32[][]'},
-  {type: 'uint32[]'},
-  {type: 'string'},
-  {type: 'bytes'},
-] as const
-const pairTypes = [{type: 'bytes32'}, {type: 'bytes32'}] as const
-
+/**
+ * The off-chain encodings of src/dispute/encoding.ts (what the dispute agent posts), adapted to this file's
+ * bigint steps and readonly arrays: the contract tests then prove the contract agrees with the code that plays
+ * the game, not with a second copy of it.
+ */
 export function descriptorHash(op: Operation): Hex {
-  return keccak256(encodeAbiParameters(descriptorTypes, [op.kernel, op.inputs, op.inputShapes, op.outputShape, op.outputDtype, op.attrs]))
+  return offchain.descriptorHash({...op, inputs: [...op.inputs], inputShapes: op.inputShapes.map((shape) => [...shape]), outputShape: [...op.outputShape]})
 }
 
 /** g_m over d_1 .. d_m (zero for no operators). */
-export function graphHash(descriptorHashes: readonly Hex[]): Hex {
-  return descriptorHashes.reduce<Hex>((g, d) => keccak256(encodeAbiParameters(pairTypes, [g, d])), zeroHash)
-}
+export const graphHash = (descriptorHashes: readonly Hex[]): Hex => offchain.graphHash(descriptorHashes)
 
-export function initialCommitment(stateHash: Hex, step: bigint): Hex {
-  return keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'uint256'}], [stateHash, step]))
-}
+export const initialCommitment = (stateHash: Hex, step: bigint): Hex => offchain.initialCommitment(stateHash, Number(step))
 
-export function nextCommitment(previous: Hex, outputHash: Hex): Hex {
-  return keccak256(encodeAbiParameters(pairTypes, [previous, outputHash]))
-}
+export const nextCommitment = (previous: Hex, outputHash: Hex): Hex => offchain.nextCommitment(previous, outputHash)
 
 /** [c_0, c_1, .., c_m]. */
-export function commitments(stateHash: Hex, step: bigint, outputHashes: readonly Hex[]): Hex[] {
-  const chain = [initialCommitment(stateHash, step)]
-  for (const o of outputHashes) chain.push(nextCommitment(chain[chain.length - 1]!, o))
-  return chain
-}
+export const commitments = (stateHash: Hex, step: bigint, outputHashes: readonly Hex[]): Hex[] => offchain.commitmentChain(stateHash, Number(step), outputHashes)
 
 /** c_{m+1}: the final commitment bound to the state S_{i+1} it assembles into. */
-export function closingCommitment(finalCommitment: Hex, nextState: Hex): Hex {
-  return keccak256(encodeAbiParameters(pairTypes, [finalCommitment, nextState]))
-}
+export const closingCommitment = (finalCommitment: Hex, nextState: Hex): Hex => offchain.finalClaim(finalCommitment, nextState)
 
 /** float32 values as little-endian bytes, every NaN written as 0x7fc00000. */
-export function float32Bytes(values: ArrayLike<number>): Hex {
-  const bytes = new Uint8Array(values.length * 4)
-  const view = new DataView(bytes.buffer)
-  for (let k = 0; k < values.length; k++) {
-    const value = values[k]!
-    if (Number.isNaN(value)) view.setUint32(k * 4, 0x7fc00000, true)
-    else view.setFloat32(k * 4, value, true)
-  }
-  return toHex(bytes)
-}
+export const float32Bytes = (values: ArrayLike<number>): Hex => toHex(offchain.canonicalTensorBytes(Float32Array.from(values), 'float32'))
 
 /** One party's trace of a step: its elements, their output bytes and everything derived from them. */
 export type Trace = {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {type Address, encodeAbiParameters, encodeFunctionData, getAddress, type Hex, keccak256, parseEther, stringToHex, zeroHash} from 'viem'
+import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getAddress, type Hex, keccak256, parseEther, stringToHex, zeroHash} from 'viem'
 
 import {roleRegistryAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
 import {merkleProof, merkleRoot} from '../../../src/pol/merkle.js'
@@ -48,6 +48,40 @@ export const proof = {
   distance: 12_500_000_000_000_000n,
 }
 /** What a rejecting verifier names by default: segment 1, and the end hash its replay produced. */
+/** Every field of a task that belongs to one attempt, as getTask reads it before a claim or after a reopening. */
+export const clearedAttempt = {
+  solver: zeroAddress,
+  verifier: zeroAddress,
+  accepted: false,
+  commitBlock: 0n,
+  checkpointCount: 0,
+  proofRoot: zeroHash,
+  manifestHash: zeroHash,
+  randomness: zeroHash,
+  reportHash: zeroHash,
+  distance: 0n,
+  secretHash: zeroHash,
+  seed: zeroHash,
+  sealedHonest: zeroHash,
+  claimBlock: 0n,
+  checkpointInterval: 0n,
+  totalSteps: 0n,
+  forcedErrorBps: 0,
+  forcedRevealed: false,
+  verdictBlock: 0n,
+  challengeEndBlock: 0n,
+  revealEndBlock: 0n,
+  rejectSegment: 0,
+  disputeFiled: false,
+  nextChallenge: 0,
+  rejectReplayHash: zeroHash,
+  rejectStartHash: zeroHash,
+  rejectEndHash: zeroHash,
+  solverLocked: 0n,
+  verifierLocked: 0n,
+  activeDispute: 0n,
+} as const
+
 export const rejection = {segment: 1, replayHash: label('verifier replay of segment 1')}
 
 export const defaultSecret = label('solver secret')
