@@ -226,7 +226,7 @@ describe('cheat (adversary strategies on smoke-mlp)', () => {
     })
 
     it('is accepted when the source trained exactly this job (the honest limit: identical work)', async () => {
-      const twin = {...spec, name: 'smoke-mlp-twin', payment: {...spec.payment, fee: '0.02'}}
+      const twin = {...spec, name: 'smoke-mlp-twin', payment: {...spec.payment, maxPrice: '0.00003'}}
       const source = await trainJob({spec: twin, store})
       assert.notEqual(specHash(twin), specHash(spec))
       const result = await produce('copy', {copyFrom: source.manifestHash})

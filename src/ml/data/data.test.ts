@@ -24,7 +24,7 @@ describe('MNIST data', () => {
 model: {inputShape: [784], layers: [{type: dense, units: 10}]}
 dataset: {name: mnist, trainLimit: 3000, testLimit: 10}
 training: {steps: 1}
-payment: {fee: "0"}`)
+payment: {maxPrice: "0.00001"}`)
     assert.equal(datasetHash(spec), '0xdfb2f42fcdef50f07d26d0bf47be7283b4841088979456341dc9ad0c1ce70427')
     assert.notEqual(datasetHash({...spec, dataset: {...spec.dataset, trainLimit: 2999}}), datasetHash(spec))
   })

@@ -11,7 +11,7 @@ const mlp = parseJobSpec(`name: t
 model: {inputShape: [784], layers: [{type: dense, units: 32, activation: relu}, {type: dropout, rate: 0.5}, {type: dense, units: 10, activation: softmax}]}
 dataset: {name: mnist}
 training: {steps: 1, seed: 7}
-payment: {fee: "0"}`)
+payment: {maxPrice: "0.00001"}`)
 
 const cnn = parseJobSpec(`name: t
 model:
@@ -24,7 +24,7 @@ model:
     - {type: dense, units: 10, activation: softmax}
 dataset: {name: mnist}
 training: {steps: 1, seed: 3}
-payment: {fee: "0"}`)
+payment: {maxPrice: "0.00001"}`)
 
 describe('model', () => {
   it('infers shapes and weights like Keras', () => {

@@ -3,7 +3,7 @@ export {JobSpecError} from './errors.js'
 export {formatIssue, formatPath} from './formatIssue.js'
 export {loadJobSpec} from './loadJobSpec.js'
 export {parseJobSpec} from './parseJobSpec.js'
-export {paymentFor, type Payment} from './paymentFor.js'
+export {maxPriceWei} from './maxPriceWei.js'
 export {
   activations,
   jobSpecSchema,
@@ -17,3 +17,4 @@ export {
   type OptimizerSpec,
 } from './schema.js'
 export {specHash} from './specHash.js'
+export {splitTaskSpecs} from './splitTaskSpecs.js'

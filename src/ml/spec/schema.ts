@@ -1,4 +1,3 @@
-import {parseEther} from 'viem'
 import {z} from 'zod'
 import {analyzeModel} from '../model/analyzeModel.js'
 
@@ -88,11 +87,18 @@ const datasetSchema = z.strictObject({
   testLimit: positiveInt.max(10000).default(10000).describe('evaluate on the first N samples of the test split'),
 })
 
+const stopAtSchema = z
+  .strictObject({
+    testAccuracy: z.number().gt(0).max(1).describe('stop at the first checkpoint whose test accuracy is at least this'),
+  })
+  .describe('early stop: the task ends at the first checkpoint that reaches the target (docs/market.md, section 2)')
+
 const trainingSchema = z.strictObject({
   steps: positiveInt.describe('number of optimizer steps (one batch each)'),
   batchSize: positiveInt.default(32),
   optimizer: optimizerSchema.default({type: 'adam', learningRate: 0.001, beta1: 0.9, beta2: 0.999, epsilon: 1e-7}),
   seed: z.number().int().min(0).max(0xffffffff).default(0).describe('seeds initial weights, batch order and dropout'),
+  stopAt: stopAtSchema.optional(),
 })
 
 const proofSchema = z.strictObject({
@@ -105,13 +111,18 @@ const verificationSchema = z.strictObject({
 
 const paymentSchema = z
   .strictObject({
-    fee: ethAmount.optional().describe('total fee in ETH = solver reward + verifier reward'),
-    pricePerStep: ethAmount.optional().describe('alternative to fee: ETH per training step'),
-    maxFee: ethAmount.optional().describe('escrowed amount in ETH, >= the fee; defaults to the fee'),
-    verifierShare: z.number().min(0).max(1).default(0.2).describe('share of the fee paid to the verifier (1e-6 precision)'),
-    deadline: positiveInt.default(600).describe('seconds allowed for each stage before it can be expired'),
+    maxPrice: ethAmount.refine((value) => /[1-9]/.test(value), {error: (issue) => `expected a price above 0, got ${JSON.stringify(issue.input)}`}).describe(
+      'the most the submitter pays per work unit, in ETH (docs/market.md); the escrow is work units x maxPrice plus the verifier fee',
+    ),
   })
-  .describe('either fee or pricePerStep')
+  .describe('what the submitter pays: the market price at the claim, at most maxPrice, for the work performed')
+
+const splitSchema = z
+  .strictObject({
+    tasks: z.number().int().min(2).max(64).describe('number of sequential tasks; each starts from the verified final checkpoint of the one before'),
+    index: z.number().int().min(0).optional().describe('which task this spec is (set by the submitter, 0-based); absent in a job file'),
+  })
+  .describe('split the job into sequential tasks whose proofs stack (docs/market.md, section 4)')
 
 export const jobSpecSchema = z
   .strictObject({
@@ -124,6 +135,7 @@ export const jobSpecSchema = z
     proof: proofSchema.default({checkpointInterval: 50}),
     verification: verificationSchema.default({segments: 2}),
     payment: paymentSchema,
+    split: splitSchema.optional(),
   })
   .superRefine((spec, ctx) => {
     // zod runs refinements even when a nested field failed a non-fatal check; the model checks need a
@@ -140,19 +152,19 @@ export const jobSpecSchema = z
           path: ['model', 'inputShape'],
         })
     }
-    const {fee, pricePerStep} = spec.payment
-    if (fee === undefined && pricePerStep === undefined)
-      ctx.addIssue({code: 'custom', message: 'expected fee or pricePerStep', path: ['payment', 'fee']})
-    if (fee !== undefined && pricePerStep !== undefined)
-      ctx.addIssue({code: 'custom', message: 'expected fee or pricePerStep, not both', path: ['payment', 'pricePerStep']})
-    // refinements also run when a field already failed its own check: only compare well-formed amounts
-    const wei = (value: string | undefined) => (value !== undefined && ethPattern.test(value) ? parseEther(value) : undefined)
-    const {maxFee} = spec.payment
-    const perStep = wei(pricePerStep)
-    const total = fee !== undefined ? wei(fee) : perStep !== undefined ? perStep * BigInt(spec.training.steps) : undefined
-    const max = wei(maxFee)
-    if (max !== undefined && total !== undefined && max < total)
-      ctx.addIssue({code: 'custom', message: `expected at least the fee (${fee ?? `${pricePerStep} x ${spec.training.steps} steps`}), got "${maxFee}"`, path: ['payment', 'maxFee']})
+    if (spec.split) {
+      const {tasks, index} = spec.split
+      const {steps} = spec.training
+      const k = spec.proof.checkpointInterval
+      if (steps % tasks !== 0 || (steps / tasks) % k !== 0)
+        ctx.addIssue({
+          code: 'custom',
+          message: `expected training.steps (${steps}) to split into ${tasks} equal ranges that are multiples of proof.checkpointInterval (${k})`,
+          path: ['split', 'tasks'],
+        })
+      if (index !== undefined && index >= tasks)
+        ctx.addIssue({code: 'custom', message: `expected an index below split.tasks (${tasks}), got ${index}`, path: ['split', 'index']})
+    }
   })
   .describe('a gensyn training job (docs/job-spec.md)')
 

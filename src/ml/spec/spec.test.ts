@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
 import {readFile} from 'node:fs/promises'
 import {parseEther} from 'viem'
+import {taskStepRange} from '../train/taskStepRange.js'
 import {
   canonicalSpecBytes,
   JobSpecError,
   loadJobSpec,
+  maxPriceWei,
   parseJobSpec,
-  paymentFor,
   specHash,
+  splitTaskSpecs,
 } from './index.js'
 import {jobSchemaJson} from './jobSchemaJson.js'
 
@@ -15,7 +17,7 @@ const base = {
   model: `model: {inputShape: [784], layers: [{type: dense, units: 10, activation: softmax}]}`,
   dataset: `dataset: {name: mnist}`,
   training: `training: {steps: 10}`,
-  payment: `payment: {fee: "1"}`,
+  payment: `payment: {maxPrice: "0.00001"}`,
 }
 function spec(overrides: Partial<Record<keyof typeof base, string>> & {extra?: string} = {}): string {
   const parts = {...base, ...overrides}
@@ -50,7 +52,9 @@ describe('job spec', () => {
     assert.equal(job.proof.checkpointInterval, 50)
     assert.equal(job.verification.segments, 2)
     assert.equal(job.dataset.trainLimit, 60000)
-    assert.equal(job.payment.deadline, 600)
+    assert.deepEqual(job.payment, {maxPrice: '0.00001'})
+    assert.equal(job.training.stopAt, undefined, 'no early stop unless asked')
+    assert.equal(job.split, undefined, 'one task unless split')
     assert.deepEqual(job.model.layers[0], {type: 'dense', units: 10, activation: 'softmax'})
   })
 
@@ -58,7 +62,7 @@ describe('job spec', () => {
     const a = parseJobSpec(spec())
     const b = parseJobSpec(
       [
-        'payment: {deadline: 600, fee: "1", verifierShare: 0.2}',
+        'payment: {maxPrice: "0.00001"}',
         'training: {seed: 0, steps: 10, batchSize: 32}',
         'dataset: {trainLimit: 60000, name: mnist}',
         base.model,
@@ -86,7 +90,7 @@ describe('job spec', () => {
     [
       'an unknown key',
       spec({training: `training: {steps: 10, lr: 0.1}`}),
-      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed',
+      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed, stopAt',
     ],
     ['a missing section', spec({training: ''}), 'job.yaml: training: required, expected an object'],
     [
@@ -131,22 +135,63 @@ describe('job spec', () => {
       spec({model: `model: {inputShape: [100], layers: [{type: dense, units: 10}]}`}),
       'job.yaml: model.inputShape: expected [784] or [28, 28, 1] for mnist, got [100]',
     ],
-    ['a fee that is a number', spec({payment: 'payment: {fee: 1}'}), 'job.yaml: payment.fee: expected a string, got 1'],
+    ['a maxPrice that is a number', spec({payment: 'payment: {maxPrice: 1}'}), 'job.yaml: payment.maxPrice: expected a string, got 1'],
     [
-      'a malformed fee',
-      spec({payment: 'payment: {fee: "1e-3"}'}),
-      'job.yaml: payment.fee: expected a decimal ETH amount like "0.05", got "1e-3"',
+      'a malformed maxPrice',
+      spec({payment: 'payment: {maxPrice: "1e-3"}'}),
+      'job.yaml: payment.maxPrice: expected a decimal ETH amount like "0.05", got "1e-3"',
     ],
-    ['no fee at all', spec({payment: 'payment: {deadline: 60}'}), 'job.yaml: payment.fee: expected fee or pricePerStep'],
+    ['a maxPrice of 0', spec({payment: 'payment: {maxPrice: "0.000"}'}), 'job.yaml: payment.maxPrice: expected a price above 0, got "0.000"'],
+    ['no maxPrice at all', spec({payment: 'payment: {}'}), 'job.yaml: payment.maxPrice: required, expected a string'],
     [
-      'fee and pricePerStep',
-      spec({payment: 'payment: {fee: "1", pricePerStep: "0.1"}'}),
-      'job.yaml: payment.pricePerStep: expected fee or pricePerStep, not both',
+      'the old fee field',
+      spec({payment: 'payment: {maxPrice: "0.00001", fee: "1"}'}),
+      'job.yaml: payment.fee: unknown key, expected one of maxPrice',
     ],
     [
-      'a maxFee below the fee',
-      spec({payment: 'payment: {fee: "1", maxFee: "0.5"}'}),
-      'job.yaml: payment.maxFee: expected at least the fee (1), got "0.5"',
+      'a stopAt target of 0',
+      spec({training: 'training: {steps: 10, stopAt: {testAccuracy: 0}}'}),
+      'job.yaml: training.stopAt.testAccuracy: expected a positive number, got 0',
+    ],
+    [
+      'a stopAt target above 1',
+      spec({training: 'training: {steps: 10, stopAt: {testAccuracy: 1.5}}'}),
+      'job.yaml: training.stopAt.testAccuracy: expected a number <= 1, got 1.5',
+    ],
+    [
+      'a stopAt on another metric',
+      spec({training: 'training: {steps: 10, stopAt: {testAccuracy: 0.9, loss: 0.1}}'}),
+      'job.yaml: training.stopAt.loss: unknown key, expected one of testAccuracy',
+    ],
+    [
+      'a split whose ranges are not equal',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 4}'}),
+      'job.yaml: split.tasks: expected training.steps (300) to split into 4 equal ranges that are multiples of proof.checkpointInterval (50)',
+    ],
+    [
+      'a split whose ranges are not multiples of the checkpoint interval',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 40}\nsplit: {tasks: 3}'}),
+      'job.yaml: split.tasks: expected training.steps (300) to split into 3 equal ranges that are multiples of proof.checkpointInterval (40)',
+    ],
+    [
+      'a split index equal to the task count',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3, index: 3}'}),
+      'job.yaml: split.index: expected an index below split.tasks (3), got 3',
+    ],
+    [
+      'a split index above the task count',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3, index: 7}'}),
+      'job.yaml: split.index: expected an index below split.tasks (3), got 7',
+    ],
+    [
+      'a negative split index',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3, index: -1}'}),
+      'job.yaml: split.index: expected a number >= 0, got -1',
+    ],
+    [
+      'a split into one task',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 1}'}),
+      'job.yaml: split.tasks: expected a number >= 2, got 1',
     ],
     ['a train limit above 60000', spec({dataset: 'dataset: {name: mnist, trainLimit: 70000}'}), 'job.yaml: dataset.trainLimit: expected a number <= 60000, got 70000'],
     ['an unknown data set', spec({dataset: 'dataset: {name: cifar10}'}), 'job.yaml: dataset.name: expected one of mnist, got "cifar10"'],
@@ -181,27 +226,50 @@ describe('job spec', () => {
     })
   })
 
-  it('computes payments in wei', () => {
-    const fee = paymentFor(parseJobSpec(spec({payment: 'payment: {fee: "0.05", verifierShare: 0.2, deadline: 600}'})))
-    assert.deepEqual(fee, {
-      solverReward: parseEther('0.04'),
-      verifierReward: parseEther('0.01'),
-      escrow: parseEther('0.05'),
-      timeoutSeconds: 600n,
+  it('reads maxPrice in wei per work unit', () => {
+    assert.equal(maxPriceWei(parseJobSpec(spec({payment: 'payment: {maxPrice: "0.00002"}'}))), parseEther('0.00002'))
+    assert.equal(maxPriceWei(parseJobSpec(spec({payment: 'payment: {maxPrice: "0.000000000000000001"}'}))), 1n, 'one wei: 18 decimals are exact')
+  })
+
+  it('accepts an early stop target', () => {
+    const job = parseJobSpec(spec({training: 'training: {steps: 10, stopAt: {testAccuracy: 0.9}}'}))
+    assert.deepEqual(job.training.stopAt, {testAccuracy: 0.9})
+    assert.notEqual(specHash(job), specHash(parseJobSpec(spec())), 'the target is part of the job')
+  })
+
+  describe('split', () => {
+    const job = parseJobSpec(spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3}'}))
+
+    it('makes one task spec per range, each naming its index', () => {
+      const tasks = splitTaskSpecs(job)
+      assert.equal(tasks.length, 3)
+      assert.deepEqual(tasks.map((task) => task.split), [0, 1, 2].map((index) => ({tasks: 3, index})))
+      assert.deepEqual(tasks.map((task) => taskStepRange(task)), [{start: 0, end: 100}, {start: 100, end: 200}, {start: 200, end: 300}])
+      for (const task of tasks) {
+        assert.deepEqual({...task, split: undefined}, {...job, split: undefined}, 'otherwise the same job')
+        assert.deepEqual(parseJobSpec(new TextDecoder().decode(canonicalSpecBytes(task))), task, 'a task spec is a valid spec that round-trips')
+      }
+      assert.equal(new Set(tasks.map((task) => specHash(task))).size, 3, 'each task has its own spec hash')
+      assert.deepEqual(taskStepRange(job), {start: 0, end: 300}, 'the job file (no index) is the whole job')
     })
-    const perStep = paymentFor(
-      parseJobSpec(spec({training: 'training: {steps: 300}', payment: 'payment: {pricePerStep: "0.0001", maxFee: "0.1", verifierShare: 0.25}'})),
-    )
-    assert.equal(perStep.solverReward + perStep.verifierReward, parseEther('0.03'))
-    assert.equal(perStep.verifierReward, parseEther('0.0075'))
-    assert.equal(perStep.escrow, parseEther('0.1'))
+
+    it('gives the whole job from any of its task specs', () => {
+      const [, second] = splitTaskSpecs(job)
+      assert.ok(second)
+      assert.deepEqual(splitTaskSpecs(second), splitTaskSpecs(job))
+    })
+
+    it('leaves a job without split as its single task', () => {
+      const single = parseJobSpec(spec())
+      assert.deepEqual(splitTaskSpecs(single), [single])
+    })
   })
 
   it('has an up-to-date committed JSON schema (npm run build:schema)', async () => {
     const committed = await readFile('schema/job.schema.json', 'utf8')
     assert.equal(committed, jobSchemaJson(), 'schema/job.schema.json is stale: run npm run build:schema')
     const schema = JSON.parse(committed) as {properties: Record<string, unknown>; additionalProperties: boolean}
-    assert.deepEqual(Object.keys(schema.properties), ['name', 'model', 'dataset', 'training', 'proof', 'verification', 'payment'])
+    assert.deepEqual(Object.keys(schema.properties), ['name', 'model', 'dataset', 'training', 'proof', 'verification', 'payment', 'split'])
     assert.equal(schema.additionalProperties, false)
   })
 
