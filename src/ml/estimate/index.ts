@@ -1,0 +1,11 @@
+// Work estimates (docs/market.md, section 1): FLOPs by operation class, work units, limits, escrow.
+export {checkWorkLimits, stepsPerTask} from './checkWorkLimits.js'
+export {countKernelFlops, KernelCountError, type FlopMeasurement, type KernelTally} from './countKernelFlops.js'
+export {escrowFor} from './escrowFor.js'
+export {estimateWork, memoryBytes, type WorkEstimate} from './estimateWork.js'
+export {kernelFlops, totalFlops, type FlopCount, type KernelShapes} from './kernelFlops.js'
+export {measureWork, type MeasureWorkParameters, type WorkMeasurement} from './measureWork.js'
+export {stepFlops, type StepFlops} from './stepFlops.js'
+export {unrollStep, type StepPhase, type UnrolledOp} from './unrollStep.js'
+export {workUnitsFor} from './workUnitsFor.js'
+export {defaultWorkTable, opClasses, weightMilli, type OpClass, type WorkTable} from './workTable.js'

@@ -1,0 +1,200 @@
+import {classCount, pair} from '../model/analyzeModel.js'
+import {analyzed} from '../model/initialWeights.js'
+import type {JobSpec, LayerSpec} from '../spec/schema.js'
+import type {KernelShapes} from './kernelFlops.js'
+
+export type StepPhase = 'forward' | 'loss' | 'backward' | 'optimizer'
+
+/** One kernel call a training step makes, as the estimator predicts it. */
+export type UnrolledOp = KernelShapes & {
+  phase: StepPhase
+  /** The model layer the call belongs to (forward and backward), or the parameter's index (optimizer). */
+  layer?: number | undefined
+  kernelName: string
+}
+
+type Activation = Extract<LayerSpec, {type: 'dense'}>['activation']
+
+/**
+ * The kernel calls of one training step of `spec` (TrainingSession.trainStep on any tfjs backend), derived
+ * from the model alone: the forward pass of src/ml/model/forward.ts, tf.losses.softmaxCrossEntropy, the
+ * backward pass tfjs's gradients run, and the optimizer update. Calls that move data only (reshape,
+ * identity, cast, transpose) are left out: they count 0 FLOPs. The rules followed, from tfjs 4.22:
+ *
+ * - Under a gradient tape tfjs fuses only linear activations: a relu layer runs BatchMatMul/Conv2D, Add
+ *   (bias) and Relu, whose gradients are per input and lazy; a linear, sigmoid, tanh or softmax layer runs
+ *   _FusedMatMul/FusedConv2D (linear) and then the activation, and the fused op's custom gradient computes
+ *   the input, weight and bias gradients together, so its input gradient is paid even for layer 0.
+ * - A lazy gradient is computed only for tensors on a path to a parameter: nothing before the first layer
+ *   with weights gets an input gradient (dropout or pooling on the raw batch costs no backward work).
+ * - The loss's custom gradient computes the gradients for both the labels and the logits.
+ * - adam: m, v and the parameter as trainingSession.ts writes them (11 elementwise ops and a sqrt per
+ *   parameter element); sgd: a multiply and a subtract.
+ *
+ * @throws ModelSpecError when the model is invalid
+ */
+export function unrollStep(spec: JobSpec): UnrolledOp[] {
+  const {layers} = analyzed(spec.model)
+  const B = spec.training.batchSize
+  const lastIndex = layers.length - 1
+  const ops: UnrolledOp[] = []
+  const emit = (phase: StepPhase, layer: number | undefined, kernelName: string, inputs: KernelShapes['inputs'], output: number[], attrs?: KernelShapes['attrs']) =>
+    ops.push({phase, layer, kernelName, inputs, outputs: [output], attrs})
+  const unary = (phase: StepPhase, layer: number, kernelName: string, shape: number[]) => emit(phase, layer, kernelName, {x: shape}, shape)
+  const binary = (phase: StepPhase, layer: number | undefined, kernelName: string, a: number[], b: number[], output = a) => emit(phase, layer, kernelName, {a, b}, output)
+
+  // the activation a layer applies after its (fused or unfused) linear part, as forward.ts decides it
+  const activationOf = (index: number, activation: Activation): Activation => (index === lastIndex && activation === 'softmax' ? 'linear' : activation)
+  const activationKernel = {sigmoid: 'Sigmoid', tanh: 'Tanh', softmax: 'Softmax'} as const
+
+  // forward
+  for (const {index, layer, inputShape, outputShape} of layers) {
+    const x = [B, ...inputShape]
+    const y = [B, ...outputShape]
+    switch (layer.type) {
+      case 'dense':
+      case 'conv2d': {
+        const act = activationOf(index, layer.activation)
+        const units = outputShape[outputShape.length - 1] as number
+        const kernel = layer.type === 'dense' ? [inputShape[0] as number, units] : [...pair(layer.kernelSize), inputShape[2] as number, units]
+        const convAttrs = layer.type === 'conv2d' ? {strides: pair(layer.strides), pad: layer.padding} : undefined
+        if (act === 'relu') {
+          if (layer.type === 'dense') emit('forward', index, 'BatchMatMul', {a: x, b: kernel}, y, {transposeA: false, transposeB: false})
+          else emit('forward', index, 'Conv2D', {x, filter: kernel}, y, convAttrs)
+          binary('forward', index, 'Add', y, [units])
+          unary('forward', index, 'Relu', y)
+        } else {
+          if (layer.type === 'dense')
+            emit('forward', index, '_FusedMatMul', {a: [1, ...x], b: [1, ...kernel], bias: [units]}, [1, ...y], {transposeA: false, transposeB: false, activation: 'linear'})
+          else emit('forward', index, 'FusedConv2D', {x, filter: kernel, bias: [units]}, y, {...convAttrs, activation: 'linear'})
+          if (act === 'softmax') emit('forward', index, 'Softmax', {logits: y}, y)
+          else if (act !== 'linear') unary('forward', index, activationKernel[act], y)
+        }
+        break
+      }
+      case 'maxPooling2d':
+        emit('forward', index, 'MaxPool', {x}, y, {filterSize: pair(layer.poolSize), strides: pair(layer.strides ?? layer.poolSize), pad: layer.padding})
+        break
+      case 'dropout':
+        if (layer.rate > 0) binary('forward', index, 'Multiply', x, x)
+        break
+      case 'flatten':
+        break
+    }
+  }
+
+  // loss: tf.losses.softmaxCrossEntropy(y, logits) = mean over the batch of -sum(y * (logits - logSumExp(logits)))
+  const logits = [B, classCount]
+  const rows = [B]
+  const row = [B, 1]
+  emit('loss', undefined, 'Max', {x: logits}, row)
+  binary('loss', undefined, 'Sub', logits, row, logits)
+  emit('loss', undefined, 'Exp', {x: logits}, logits)
+  emit('loss', undefined, 'Sum', {x: logits}, rows)
+  emit('loss', undefined, 'Log', {x: rows}, rows)
+  binary('loss', undefined, 'Add', rows, rows)
+  binary('loss', undefined, 'Sub', logits, row, logits)
+  binary('loss', undefined, 'Multiply', logits, logits)
+  emit('loss', undefined, 'Neg', {x: logits}, logits)
+  emit('loss', undefined, 'Sum', {x: logits}, rows)
+  emit('loss', undefined, 'Sum', {x: rows}, [])
+  binary('loss', undefined, 'RealDiv', [], [])
+  // its gradient: the mean's division and sum, then the custom gradient (labels and logits)
+  binary('loss', undefined, 'RealDiv', [], [])
+  binary('loss', undefined, 'Multiply', [1], rows, rows)
+  for (let i = 0; i < 2; i++) {
+    emit('loss', undefined, 'Exp', {x: logits}, logits)
+    binary('loss', undefined, 'Sub', logits, logits)
+    binary('loss', undefined, 'Multiply', row, logits, logits)
+  }
+
+  // backward: layers in reverse; `onPath` = some layer before this one has weights, so its input needs a gradient
+  const firstWeighted = layers.findIndex(({layer}) => layer.type === 'dense' || layer.type === 'conv2d')
+  for (const {index, layer, inputShape, outputShape} of [...layers].reverse()) {
+    const x = [B, ...inputShape]
+    const y = [B, ...outputShape]
+    const onPath = index > firstWeighted
+    switch (layer.type) {
+      case 'dense':
+      case 'conv2d': {
+        const act = activationOf(index, layer.activation)
+        const units = outputShape[outputShape.length - 1] as number
+        const kernel = layer.type === 'dense' ? [inputShape[0] as number, units] : [...pair(layer.kernelSize), inputShape[2] as number, units]
+        const convAttrs = layer.type === 'conv2d' ? {strides: pair(layer.strides), pad: layer.padding} : undefined
+        const biasAxes = y.length - 1
+        if (act === 'relu') {
+          unary('backward', index, 'Step', y)
+          binary('backward', index, 'Multiply', y, y)
+          emit('backward', index, 'Sum', {x: y}, [units], {axis: [...Array(biasAxes).keys()]})
+          if (layer.type === 'dense') {
+            if (onPath) emit('backward', index, 'BatchMatMul', {a: y, b: kernel}, x, {transposeA: false, transposeB: true})
+            emit('backward', index, 'BatchMatMul', {a: x, b: y}, kernel, {transposeA: true, transposeB: false})
+          } else {
+            if (onPath) emit('backward', index, 'Conv2DBackpropInput', {dy: y, filter: kernel}, x, convAttrs)
+            emit('backward', index, 'Conv2DBackpropFilter', {x, dy: y}, kernel, convAttrs)
+          }
+          break
+        }
+        if (act === 'sigmoid') {
+          binary('backward', index, 'Sub', [], y, y)
+          binary('backward', index, 'Multiply', y, y)
+          binary('backward', index, 'Multiply', y, y)
+        } else if (act === 'tanh') {
+          unary('backward', index, 'Square', y)
+          binary('backward', index, 'Sub', [], y, y)
+          binary('backward', index, 'Multiply', y, y)
+        } else if (act === 'softmax') {
+          const reduced = [...y.slice(0, -1), 1]
+          binary('backward', index, 'Multiply', y, y)
+          emit('backward', index, 'Sum', {x: y}, reduced)
+          binary('backward', index, 'Multiply', reduced, y, y)
+          binary('backward', index, 'Sub', y, y)
+        }
+        // the fused op's custom gradient: input, weights and bias, whether or not the input needs one
+        if (layer.type === 'dense') {
+          emit('backward', index, 'BatchMatMul', {a: [1, ...y], b: [1, ...kernel]}, [1, ...x], {transposeA: false, transposeB: true})
+          emit('backward', index, 'BatchMatMul', {a: [1, ...x], b: [1, ...y]}, [1, ...kernel], {transposeA: true, transposeB: false})
+          emit('backward', index, 'Sum', {x: [1, ...y]}, [units])
+        } else {
+          emit('backward', index, 'Conv2DBackpropInput', {dy: y, filter: kernel}, x, convAttrs)
+          emit('backward', index, 'Conv2DBackpropFilter', {x, dy: y}, kernel, convAttrs)
+          emit('backward', index, 'Sum', {x: y}, [units])
+        }
+        break
+      }
+      case 'maxPooling2d':
+        if (onPath)
+          emit('backward', index, 'MaxPoolGrad', {dy: y, input: x, output: y}, x, {filterSize: pair(layer.poolSize), strides: pair(layer.strides ?? layer.poolSize), pad: layer.padding})
+        break
+      case 'dropout':
+        if (onPath && layer.rate > 0) binary('backward', index, 'Multiply', y, y)
+        break
+      case 'flatten':
+        break
+    }
+  }
+
+  // optimizer update per parameter, as trainingSession.ts writes it
+  const params = layers.flatMap((l) => l.weights)
+  for (const [i, {shape}] of params.entries()) {
+    if (spec.training.optimizer.type === 'sgd') {
+      binary('optimizer', i, 'Multiply', shape, [])
+      binary('optimizer', i, 'Sub', shape, shape)
+      continue
+    }
+    // m = m*b1 + g*(1-b1); v = v*b2 + g^2*(1-b2); w = w - (m*a) / (sqrt(v) + eps)
+    binary('optimizer', i, 'Multiply', shape, [])
+    binary('optimizer', i, 'Multiply', shape, [])
+    binary('optimizer', i, 'Add', shape, shape)
+    binary('optimizer', i, 'Multiply', shape, [])
+    unary('optimizer', i, 'Square', shape)
+    binary('optimizer', i, 'Multiply', shape, [])
+    binary('optimizer', i, 'Add', shape, shape)
+    binary('optimizer', i, 'Multiply', shape, [])
+    unary('optimizer', i, 'Sqrt', shape)
+    binary('optimizer', i, 'Add', shape, [])
+    binary('optimizer', i, 'RealDiv', shape, shape)
+    binary('optimizer', i, 'Sub', shape, shape)
+  }
+  return ops
+}
