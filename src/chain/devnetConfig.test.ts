@@ -15,6 +15,7 @@ const valid = {
     market: '0x9fE46736679d2D9a65F0992F2272dE9f3c7fa6e0',
     thresholds: '0xCf7Ed3AccA5a467e9e704C703E8D87F634fB0Fc9',
     game: '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9',
+    book: '0x5FC8d32690cc91D4c39d9d3abcBD16989F875707',
   },
   deployBlock: 1n,
   accounts: [
@@ -73,15 +74,15 @@ describe('devnetConfig', () => {
     assert.equal('deployBlock' in JSON.parse(readFileSync(devnetConfigPath(stateDir()), 'utf8')), false)
   })
 
-  it('contracts.thresholds, config and game are optional, so a file written before they existed still reads', async () => {
-    const {thresholds: _t, config: _c, game: _g, ...older} = valid.contracts
+  it('contracts.thresholds, config, game and book are optional, so a file written before they existed still reads', async () => {
+    const {thresholds: _t, config: _c, game: _g, book: _b, ...older} = valid.contracts
     writeRaw({...valid, deployBlock: '1', contracts: older})
     const read = await readDevnetConfig(stateDir())
     assert.deepEqual(read.contracts, older)
-    for (const key of ['thresholds', 'config', 'game']) assert.equal(key in read.contracts, false)
+    for (const key of ['thresholds', 'config', 'game', 'book']) assert.equal(key in read.contracts, false)
   })
 
-  for (const key of ['thresholds', 'config', 'game'] as const) {
+  for (const key of ['thresholds', 'config', 'game', 'book'] as const) {
     it(`rejects a bad ${key} address, naming the field`, async () => {
       await expectInvalid({...valid, deployBlock: '1', contracts: {...valid.contracts, [key]: 'nope'}}, new RegExp(`contracts\\.${key}: expected an address`))
     })

@@ -21,8 +21,9 @@ export const devnetConfigSchema = z.object({
   rpcUrl: z.url({protocol: /^(https?|wss?)$/}),
   chainId: z.int().positive(),
   /**
-   * `thresholds` (ThresholdRegistry), `config` (ProtocolConfig) and `game` (PinpointGame) are optional: files
-   * written before they existed still read.
+   * `thresholds` (ThresholdRegistry), `config` (ProtocolConfig), `game` (PinpointGame) and `book` (SolverBook) are
+   * optional: files written before they existed still read (readers fall back to `market.config()`,
+   * `market.game()` and `market.book()`).
    */
   contracts: z.object({
     registry: address,
@@ -30,6 +31,7 @@ export const devnetConfigSchema = z.object({
     thresholds: address.optional(),
     config: address.optional(),
     game: address.optional(),
+    book: address.optional(),
   }),
   /** Block of the contract deployment (decimal string in the file): where event scans start. */
   deployBlock: z

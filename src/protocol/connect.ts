@@ -18,6 +18,8 @@ export type ConnectOptions = {
   game?: string | undefined
   /** ThresholdRegistry address (only profiling needs it). */
   thresholds?: string | undefined
+  /** SolverBook address; without it (and none in the devnet file) market code reads `market.book()`. */
+  book?: string | undefined
   stateDir: string
   storeDir?: string | undefined
   /** Read-only commands (tasks list) need no key. */
@@ -29,7 +31,14 @@ export type Connection = {
   publicClient: PublicClient
   walletClient: WalletClient | undefined
   account: PrivateKeyAccount | undefined
-  contracts: {registry: Address; market: Address; thresholds?: Address | undefined; game?: Address | undefined; config?: Address | undefined}
+  contracts: {
+    registry: Address
+    market: Address
+    thresholds?: Address | undefined
+    game?: Address | undefined
+    config?: Address | undefined
+    book?: Address | undefined
+  }
   store: BlobStore
   storeDir: string
   stateDir: string
@@ -56,6 +65,9 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   const game = gameAddress === undefined ? undefined : parseAddress('--game', gameAddress)
   // The ProtocolConfig likewise; without it readers ask `market.config()`.
   const config = options.market === undefined ? devnet?.contracts.config : undefined
+  // The SolverBook likewise; without it readers ask `market.book()`.
+  const bookAddress = options.book ?? (options.market === undefined ? devnet?.contracts.book : undefined)
+  const book = bookAddress === undefined ? undefined : parseAddress('--book', bookAddress)
 
   let privateKey = options.privateKey
   if (options.account !== undefined) {
@@ -77,7 +89,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     publicClient,
     walletClient,
     account,
-    contracts: {market, registry, thresholds, game, config},
+    contracts: {market, registry, thresholds, game, config, book},
     store: createLocalStore(storeDir),
     storeDir,
     stateDir: options.stateDir,

@@ -28,10 +28,16 @@ export function sealHonest({honestRoot, honestManifestHash, secret}: {honestRoot
   return keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'bytes32'}, {type: 'bytes32'}], [honestRoot, honestManifestHash, secret]))
 }
 
-/** Takes an open task, locking the solver's stake and committing to the secret behind `secretHash`. */
-export async function claimTask(connection: SignedConnection, taskId: bigint, secretHash: Hex): Promise<TransactionResult & {claimBlock: bigint}> {
+/**
+ * Takes an open task at the SolverBook's price of this block (the signer must have a listed offer with room and
+ * an ask at most the price, docs/market.md section 3), locking the solver's stake and committing to the secret
+ * behind `secretHash`. Returns the claim's block and the price fixed for this attempt (wei per work unit).
+ */
+export async function claimTask(connection: SignedConnection, taskId: bigint, secretHash: Hex): Promise<TransactionResult & {claimBlock: bigint; price: bigint}> {
   const transaction = await market(connection, 'claimTask', [taskId, secretHash])
-  return {...transaction, claimBlock: transaction.receipt.blockNumber}
+  const [claimed] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'TaskClaimed'})
+  if (!claimed) throw new Error('claimTask mined without a TaskClaimed event')
+  return {...transaction, claimBlock: transaction.receipt.blockNumber, price: claimed.args.price}
 }
 
 export type ProofCommitment = {
@@ -42,9 +48,20 @@ export type ProofCommitment = {
   totalSteps: number
   /** {@link sealHonest} of the honest proof (the committed one unless the task is a forced error). */
   sealedHonest: Hex
+  /**
+   * A task with a parent (a split job's later task) stacks on the parent's proof: `checkpoint` is its first
+   * checkpoint, `proof` its Merkle proof as leaf 0 of this proof, `parentFinalProof` as the last leaf of the
+   * parent's accepted proof. Left out for a task without a parent.
+   */
+  start?: {checkpoint: Hex; proof: readonly Hex[]; parentFinalProof: readonly Hex[]} | undefined
 }
 
-/** Needs block.number > claimBlock + 1 (the forced-error seed must exist): RandomnessNotReady before. */
+const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`
+
+/**
+ * Needs block.number > claimBlock + 1 (the forced-error seed must exist): RandomnessNotReady before. `totalSteps`
+ * may be below the task's maxSteps (an early stop); the rewards are then pro rata (docs/market.md, section 2).
+ */
 export function commitProof(connection: SignedConnection, taskId: bigint, commitment: ProofCommitment): Promise<TransactionResult> {
   return market(connection, 'commitProof', [
     taskId,
@@ -54,6 +71,9 @@ export function commitProof(connection: SignedConnection, taskId: bigint, commit
     commitment.checkpointInterval,
     commitment.totalSteps,
     commitment.sealedHonest,
+    commitment.start?.checkpoint ?? ZERO_HASH,
+    commitment.start?.proof ?? [],
+    commitment.start?.parentFinalProof ?? [],
   ])
 }
 
@@ -132,10 +152,8 @@ export function settleOutcome(receipt: Pick<TransactionReceipt, 'logs'>): Settle
   return {type: 'moved'}
 }
 
-/** Returns escrow and stakes of a task whose current stage ran past its deadline. Anyone may call it. */
-export function expireTask(connection: SignedConnection, taskId: bigint): Promise<TransactionResult> {
-  return market(connection, 'expire', [taskId])
-}
+// expire: its own file (typed outcome); re-exported here for the callers that import it with the other actions.
+export {expireOutcome, type ExpireOutcome, expireTask} from './expireTask.js'
 
 export type SegmentProof = {startHash: Hex; startProof: readonly Hex[]; endHash: Hex; endProof: readonly Hex[]}
 

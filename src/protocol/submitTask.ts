@@ -1,26 +1,58 @@
 import {type Hex, parseEventLogs} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
-import {canonicalSpecBytes, type JobSpec, paymentFor, specHash as hashSpec} from '../ml/spec/index.js'
+import {escrowFor} from '../ml/estimate/escrowFor.js'
+import {estimateWork} from '../ml/estimate/estimateWork.js'
+import {canonicalSpecBytes, type JobSpec, maxPriceWei, specHash as hashSpec} from '../ml/spec/index.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import type {SignedConnection} from './connect.js'
+import {getMarketParams} from './getMarketParams.js'
+import {getWorkTable} from './getWorkTable.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 
-export type SubmitTaskResult = {taskId: bigint; specHash: Hex; escrow: bigint; transaction: TransactionResult}
+export type SubmitTaskResult = {
+  taskId: bigint
+  specHash: Hex
+  /** The ether escrowed: ceil(workUnits * maxPrice * (10000 + verifierFeeBps) / 10000). */
+  escrow: bigint
+  workUnits: bigint
+  maxSteps: bigint
+  /** payment.maxPrice in wei per work unit. */
+  maxPrice: bigint
+  parentId: bigint
+  transaction: TransactionResult
+}
 
-/** Publishes the spec to the blob store, then escrows the fee on the market. */
-export async function submitTask(connection: SignedConnection, spec: JobSpec): Promise<SubmitTaskResult> {
+export type SubmitTaskOptions = {
+  /** The task whose final checkpoint this one starts from (a split job's previous task, same submitter). */
+  parentId?: bigint | undefined
+}
+
+/**
+ * Publishes the spec to the blob store, estimates its work with the chain's work table (a spec beyond a
+ * protocol limit is refused here with InvalidInputError), then submits it with the escrow its maximum price and
+ * the current verifier fee call for (docs/market.md, section 2).
+ */
+export async function submitTask(connection: SignedConnection, spec: JobSpec, options: SubmitTaskOptions = {}): Promise<SubmitTaskResult> {
+  const [table, market] = await Promise.all([getWorkTable(connection), getMarketParams(connection)])
+  const {workUnits} = estimateWork(spec, table)
+  const range = taskStepRange(spec)
+  const maxSteps = BigInt(range.end - range.start)
+  const maxPrice = maxPriceWei(spec)
+  const escrow = escrowFor(workUnits, maxPrice, market.verifierFeeBps)
+  const parentId = options.parentId ?? 0n
+
   const specHash = hashSpec(spec)
   const stored = await connection.store.put(canonicalSpecBytes(spec))
   if (stored !== specHash) throw new Error(`spec stored under ${stored}, expected ${specHash}`)
-  const payment = paymentFor(spec)
   const transaction = await sendContractTransaction(connection, {
     address: connection.contracts.market,
     abi: taskMarketAbi,
     functionName: 'submitTask',
-    args: [specHash, payment.solverReward, payment.verifierReward, payment.timeoutSeconds, payment.timeoutSeconds, payment.timeoutSeconds],
-    value: payment.escrow,
+    args: [specHash, workUnits, maxSteps, maxPrice, parentId],
+    value: escrow,
   })
   const [submitted] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'TaskSubmitted'})
   if (!submitted) throw new Error('submitTask mined without a TaskSubmitted event')
-  return {taskId: submitted.args.id, specHash, escrow: payment.escrow, transaction}
+  return {taskId: submitted.args.id, specHash, escrow, workUnits, maxSteps, maxPrice, parentId, transaction}
 }

@@ -19,13 +19,26 @@ export type Task = {
   /** Proofs rejected so far (each rejection reopens the task). */
   attempts: number
   specHash: Hex
+  /** Ether held for the task: the submission's escrow less any rejection's fee shortfall (docs/market.md, 2). */
   escrow: bigint
+  /** The task's estimated work (docs/market.md, section 1) and the steps of its range. */
+  workUnits: bigint
+  maxSteps: bigint
+  /** ProtocolConfig's verifierFeeBps at the submission (the escrow covers this fee). */
+  verifierFeeBps: number
+  /** The most the submitter pays per work unit (wei). */
+  maxPrice: bigint
+  /** The SolverBook's price fixed at the claim (wei per work unit; 0 before a claim). */
+  price: bigint
+  /** The task whose final checkpoint this one starts from (0n: none). */
+  parentId: bigint
+  /** price * workUnits (* totalSteps / maxSteps once committed), and verifierFeeBps of it (0 before a claim). */
   solverReward: bigint
   verifierReward: bigint
   claimTimeout: bigint
   trainingTimeout: bigint
   verificationTimeout: bigint
-  /** The current stage's deadline, a unix time (seconds) judged by the chain's clock. */
+  /** The current stage's deadline, a unix time (seconds) judged by the chain's clock; once Settled, the settlement time. */
   deadline: bigint
   submittedAt: bigint
   commitBlock: bigint

@@ -445,12 +445,13 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
       await passWindows(ctx, id)
       results.push(await settle(id))
       assert.equal((await getTask(ctx, id)).status, Status.Settled)
+      // The submitter paid exactly both rewards (2.5 + 0.5 ether of its 3); the market keeps their 5 % tax.
       expectNetFlows(results, [
-        [submitter.address, -ether('2')],
-        [solver.address, ether('1.5') - ether('0.075')],
+        [submitter.address, -ether('3')],
+        [solver.address, ether('2.5') - ether('0.125')],
         [verifier2.address, ether('0.5') - ether('0.025')],
         [verifier.address, 0n],
-        [ctx.system.market, ether('0.1')],
+        [ctx.system.market, ether('0.15')],
       ])
       assert.deepEqual(await stakeOf(ctx, solver.address), {free: STAKE + ether('0.25'), locked: 0n, unbonding: 0n, releaseAt: 0n})
     })
@@ -475,7 +476,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
       const applied = (await settleAll(id, ['ChallengerWon'])).at(-1)!
       expectEvents(applied.events.filter((e) => ['DisputeResolved', 'TaskRejected'].includes(e.eventName)), [
         {eventName: 'DisputeResolved', args: {id, disputeId: 1n, outcome: Outcome.ChallengerWon, solverSlashed: SOLVER_STAKE, verifierSlashed: 0n, depositSlashed: 0n}},
-        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: ether('0.75'), treasuryPaid: ether('0.15'), burned: ether('0.1'), attempts: 1}},
+        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: ether('0.75'), treasuryPaid: ether('0.15'), burned: ether('0.1'), fromEscrow: 0n, attempts: 1}},
       ])
       assert.deepEqual(slashes(applied.events), normalize([split(solver.address, verifier.address, ether('0.5'))]))
       assert.equal((await getTask(ctx, id)).status, Status.Submitted)
@@ -491,7 +492,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
       const applied = (await settleAll(id, ['BothWrong'])).at(-1)!
       expectEvents(applied.events.filter((e) => ['DisputeResolved', 'TaskRejected'].includes(e.eventName)), [
         {eventName: 'DisputeResolved', args: {id, disputeId: 1n, outcome: Outcome.BothWrong, solverSlashed: SOLVER_STAKE, verifierSlashed: VERIFIER_STAKE, depositSlashed: 0n}},
-        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: ether('0.5'), treasuryPaid: ether('0.4'), burned: ether('0.1'), attempts: 1}},
+        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: ether('0.5'), treasuryPaid: ether('0.4'), burned: ether('0.1'), fromEscrow: 0n, attempts: 1}},
       ])
       assert.deepEqual(slashes(applied.events), normalize([split(solver.address, zeroAddress, ether('0.5')), split(verifier.address, zeroAddress, VERIFIER_STAKE)]))
       assert.deepEqual(await stakeOf(ctx, verifier.address), {free: STAKE - VERIFIER_STAKE + ether('0.5'), locked: 0n, unbonding: 0n, releaseAt: 0n})
@@ -564,13 +565,13 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
       await verifyTask(ctx, id, 'Verified', {verifier: verifier2, collect: results})
       await passWindows(ctx, id)
       results.push(await settle(id))
-      // From the reveal on (the submission is not collected): the escrow of 3 ether pays both fees less tax and
-      // refunds 1 ether; the market keeps the tax and paid the jackpot share into the registry.
+      // From the reveal on (the submission is not collected): the escrow of 3 ether pays both fees less tax (and
+      // refunds nothing: it was exactly the two rewards); the market keeps the tax and paid the jackpot share into
+      // the registry.
       expectNetFlows(results, [
-        [submitter.address, ether('1')],
-        [solver.address, ether('1.425')],
+        [solver.address, ether('2.375')],
         [verifier2.address, ether('0.475')],
-        [ctx.system.market, -ether('3') + ether('0.1') - ether('0.6')],
+        [ctx.system.market, -ether('3') + ether('0.15') - ether('0.6')],
         [ctx.system.registry, ether('0.6')],
       ])
       assert.deepEqual(await stakeOf(ctx, solver.address), {free: STAKE, locked: 0n, unbonding: 0n, releaseAt: 0n})

@@ -3,20 +3,34 @@ import assert from 'node:assert/strict'
 import {type Address, getAddress, type Hex, maxUint256, parseEther, zeroAddress, zeroHash} from 'viem'
 
 import {defaultProtocolParams, deployContracts} from '../../src/chain/deployContracts.js'
-import {taskMarketAbi, taskMarketBytecode} from '../../src/chain/generated/index.js'
+import {merkleProof} from '../../src/pol/merkle.js'
+import {
+  solverBookAbi,
+  solverBookBytecode,
+  taskMarketAbi,
+  taskMarketBytecode,
+  taskMarketDisputesAbi,
+  taskMarketDisputesBytecode,
+} from '../../src/chain/generated/index.js'
 import {
   advanceTime,
+  bookWrite,
   configWrite,
   deployBareRegistry,
+  deployMarket,
   expectDeployRevert,
   expectRevert,
   getTask,
   marketWrite,
   registryWrite,
+  TEST_PRICE,
+  testOffer,
   useChain,
+  write,
 } from './helpers/chain.js'
 import {
   challengeArgs,
+  childProof,
   commitArgs,
   defaultSecret,
   defaultTask,
@@ -28,9 +42,16 @@ import {
   passWindows,
   type Proof,
   proof,
+  registerSolver,
   rejection,
   secretHashOf,
+  setMarket,
+  setWorkTable,
+  type Start,
+  startOf,
   Status,
+  submission,
+  type Submission,
   submitTask,
   taskAt,
   toRevealWindow,
@@ -44,46 +65,68 @@ const claimed = label('whistleblower replay')
 /** One test per custom error path of TaskMarket (registry errors that bubble through it included). */
 describe('TaskMarket errors (on anvil)', () => {
   const ctx = useChain({stake: parseEther('20'), disputeActors: true})
-  const submit = (overrides: Partial<typeof defaultTask>) => {
-    const t = {...defaultTask, ...overrides}
-    return marketWrite(
-      ctx,
-      ctx.actors.submitter,
-      'submitTask',
-      [t.specHash, t.solverReward, t.verifierReward, t.claimTimeout, t.trainingTimeout, t.verificationTimeout],
-      {value: t.escrow},
-    )
+  const submit = (overrides: Partial<Submission>, by = ctx.actors.submitter) => {
+    const t = submission(overrides)
+    return marketWrite(ctx, by, 'submitTask', [t.specHash, t.workUnits, t.maxSteps, t.maxPrice, t.parentId], {value: t.escrow})
   }
   const setParams = (change: Partial<typeof defaultProtocolParams>) =>
     configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, ...change}])
-  /** A market deployed by `deployer` on the shared registry and config, with no game set. */
+  /** A market deployed by `deployer` on the shared registry and config (with its own book), with no game set. */
   async function bareMarket(): Promise<Address> {
-    const hash = await ctx.actors.deployer.wallet.deployContract({
-      abi: taskMarketAbi,
-      bytecode: taskMarketBytecode,
-      args: [ctx.system.registry, ctx.actors.treasury.address, ctx.system.config],
-    })
-    const address = (await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!
-    ctx.systems.push({registry: ctx.system.registry, market: address})
-    return address
+    return (await deployMarket(ctx, ctx.system.registry)).market
   }
   const wb = () => ctx.extra.wb1
 
   describe('constructor, setGame, fundJackpot', () => {
-    const deploy = (args: readonly [Address, Address, Address]) =>
+    const deploy = (args: readonly [Address, Address, Address, Address, Address]) =>
       ctx.actors.deployer.wallet.deployContract({abi: taskMarketAbi, bytecode: taskMarketBytecode, args})
+    const wiring = (): [Address, Address, Address, Address, Address] => [
+      ctx.system.registry,
+      ctx.actors.treasury.address,
+      ctx.system.config,
+      ctx.system.book,
+      ctx.system.disputes,
+    ]
 
     for (const [which, index] of [
       ['registry', 0],
       ['treasury', 1],
       ['config', 2],
+      ['book', 3],
+      ['disputes', 4],
     ] as const) {
       it(`the constructor reverts ZeroAddress for a zero ${which}`, async () => {
-        const args: [Address, Address, Address] = [ctx.system.registry, ctx.actors.treasury.address, ctx.system.config]
+        const args = wiring()
         args[index] = zeroAddress
         await expectDeployRevert(deploy(args), taskMarketAbi, 'ZeroAddress', [])
       })
     }
+    for (const [which, index] of [
+      ['registry', 0],
+      ['treasury', 1],
+      ['config', 2],
+      ['book', 3],
+    ] as const) {
+      it(`the constructor reverts DisputesMismatch(disputes) when the disputes contract has another ${which}`, async () => {
+        const args = wiring()
+        args[index] = ctx.actors.other.address
+        await expectDeployRevert(deploy(args), taskMarketAbi, 'DisputesMismatch', [ctx.system.disputes])
+      })
+    }
+    it('TaskMarketDisputes: its constructor reverts ZeroAddress, and a direct call (not through a market) reverts NotDelegated', async () => {
+      const args: [Address, Address, Address, Address] = [ctx.system.registry, ctx.actors.treasury.address, ctx.system.config, zeroAddress]
+      await expectDeployRevert(
+        ctx.actors.deployer.wallet.deployContract({abi: taskMarketDisputesAbi, bytecode: taskMarketDisputesBytecode, args}),
+        taskMarketDisputesAbi,
+        'ZeroAddress',
+        [],
+      )
+      const id = await taskAt(ctx, 'Verified')
+      const direct = (functionName: string, callArgs: readonly unknown[]) => write(ctx, wb(), ctx.system.disputes, taskMarketDisputesAbi, functionName, callArgs)
+      await expectRevert(direct('challenge', challengeArgs(id, proof, 1, claimed)), 'NotDelegated', [])
+      await expectRevert(direct('disputeRejection', disputeArgs(id, proof, 1)), 'NotDelegated', [])
+      await expectRevert(direct('revealForcedError', [id, defaultSecret, proof.root, proof.manifest]), 'NotDelegated', [])
+    })
     it('setGame reverts NotOwner(caller) for anyone but the deployer', async () => {
       const market = await bareMarket()
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'setGame', [ctx.system.game], {address: market}), 'NotOwner', [ctx.actors.other.address])
@@ -114,25 +157,46 @@ describe('TaskMarket errors (on anvil)', () => {
   })
 
   describe('submitTask', () => {
-    it('reverts InsufficientEscrow(provided, required) below solverReward + verifierReward', async () => {
-      await expectRevert(submit({escrow: parseEther('2') - 1n}), 'InsufficientEscrow', [parseEther('2') - 1n, parseEther('2')])
+    it('reverts InsufficientEscrow(provided, required) one wei below ceil(workUnits * maxPrice * (10000 + verifierFeeBps) / 10000)', async () => {
+      await expectRevert(submit({escrow: parseEther('3') - 1n}), 'InsufficientEscrow', [parseEther('3') - 1n, parseEther('3')])
+      // A higher maxPrice asks for more, whatever the price will be.
+      await expectRevert(submit({maxPrice: 2n * TEST_PRICE, escrow: parseEther('3')}), 'InsufficientEscrow', [parseEther('3'), parseEther('6')])
     })
-    it('reverts InsufficientEscrow with a saturated requirement when the rewards overflow', async () => {
-      await expectRevert(submit({solverReward: maxUint256, verifierReward: 1n, escrow: 1n}), 'InsufficientEscrow', [1n, maxUint256])
+    it('reverts InsufficientEscrow with a saturated requirement when the escrow overflows', async () => {
+      await expectRevert(submit({maxPrice: maxUint256, escrow: 1n}), 'InsufficientEscrow', [1n, maxUint256])
     })
     it('reverts ZeroSpecHash', async () => {
       await expectRevert(submit({specHash: zeroHash}), 'ZeroSpecHash', [])
     })
-    for (const field of ['claimTimeout', 'trainingTimeout', 'verificationTimeout'] as const) {
-      it(`reverts InvalidTimeout for a zero ${field}`, async () => {
-        await expectRevert(submit({[field]: 0n}), 'InvalidTimeout', [])
-      })
-      it(`reverts InvalidTimeout for a ${field} above MAX_TIMEOUT (and accepts MAX_TIMEOUT)`, async () => {
-        await expectRevert(submit({[field]: MAX_TIMEOUT + 1n}), 'InvalidTimeout', [])
-        const ok = await submit({[field]: MAX_TIMEOUT})
-        assert.equal(ok.receipt.status, 'success')
-      })
-    }
+    it('reverts InvalidWorkUnits(workUnits, maxWorkUnits) for 0 and above the work table limit (and accepts the limit)', async () => {
+      await setWorkTable(ctx, {maxWorkUnits: 1_000_000n})
+      await expectRevert(submit({workUnits: 0n}), 'InvalidWorkUnits', [0n, 1_000_000n])
+      await expectRevert(submit({workUnits: 1_000_001n}), 'InvalidWorkUnits', [1_000_001n, 1_000_000n])
+      assert.equal((await submit({workUnits: 1_000_000n})).receipt.status, 'success')
+    })
+    it('reverts InvalidMaxSteps(maxSteps, limit) for 0 and above the work table limit (and accepts the limit)', async () => {
+      await setWorkTable(ctx, {maxSteps: 500n})
+      await expectRevert(submit({maxSteps: 0n}), 'InvalidMaxSteps', [0n, 500n])
+      await expectRevert(submit({maxSteps: 501n}), 'InvalidMaxSteps', [501n, 500n])
+      assert.equal((await submit({maxSteps: 500n})).receipt.status, 'success')
+    })
+    it('reverts MaxPriceBelowFloor(maxPrice, priceFloor) for a maxPrice no claim could ever pay', async () => {
+      await expectRevert(submit({maxPrice: TEST_PRICE - 1n}), 'MaxPriceBelowFloor', [TEST_PRICE - 1n, TEST_PRICE])
+    })
+    it('reverts InvalidTimeout when the training timeout (base + ceil(workUnits / minWorkUnitsPerSecond)) exceeds MAX_TIMEOUT', async () => {
+      await setMarket(ctx, {trainingBaseSeconds: MAX_TIMEOUT - 100n})
+      // 250,000 work units at 2,500 per second: 100 s, exactly MAX_TIMEOUT.
+      const ok = await submit({})
+      assert.equal((await getTask(ctx, (ok.events[0]!.args.id as bigint))).trainingTimeout, MAX_TIMEOUT)
+      await expectRevert(submit({workUnits: 250_001n}), 'InvalidTimeout', [])
+    })
+    it('reverts TaskNotFound(parentId) for a parent that does not exist', async () => {
+      await expectRevert(submit({parentId: 1n}), 'TaskNotFound', [1n])
+    })
+    it('reverts ForeignParent(parentId, caller) for a parent another account submitted', async () => {
+      const {id} = await submitTask(ctx)
+      await expectRevert(submit({parentId: id}, ctx.actors.other), 'ForeignParent', [id, ctx.actors.other.address])
+    })
   })
 
   describe('unknown tasks', () => {
@@ -193,37 +257,100 @@ describe('TaskMarket errors (on anvil)', () => {
       await marketWrite(ctx, ctx.actors.solver, 'claimTask', [next, zeroHash])
     })
     it('reverts EscrowExhausted(id, escrow, required) when rejection shortfalls left too little escrow for both rewards (1 wei short)', async () => {
-      await registryWrite(ctx, ctx.actors.other, 'register', [1], {value: parseEther('1')})
-      // verifierReward 1.5 ether > solverStake 1 ether: the rejection pays 0.5 ether of the escrow, leaving 1 wei
-      // less than solverReward + verifierReward = 2 ether.
-      const rewards = {solverReward: parseEther('0.5'), verifierReward: parseEther('1.5')}
-      const id = await taskAt(ctx, 'Verified', {accepted: false, escrow: parseEther('2.5') - 1n, ...rewards})
+      await registerSolver(ctx, ctx.actors.other, parseEther('1'))
+      // 750,000 work units: verifierReward 1.5 ether > solverStake 1 ether, so the rejection pays 0.5 ether of the
+      // escrow, leaving 1 wei less than solverReward + verifierReward = 7.5 + 1.5 ether.
+      const id = await taskAt(ctx, 'Verified', {accepted: false, workUnits: 750_000n, escrow: parseEther('9.5') - 1n})
       await passWindows(ctx, id)
       await marketWrite(ctx, ctx.actors.other, 'settle', [id])
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'claimTask', [id, zeroHash]), 'EscrowExhausted', [id, parseEther('2') - 1n, parseEther('2')])
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'claimTask', [id, zeroHash]), 'EscrowExhausted', [id, parseEther('9') - 1n, parseEther('9')])
       // With exactly enough left, the next solver claims.
-      const exact = await taskAt(ctx, 'Verified', {accepted: false, escrow: parseEther('2.5'), ...rewards})
+      const exact = await taskAt(ctx, 'Verified', {accepted: false, workUnits: 750_000n, escrow: parseEther('9.5')})
       await passWindows(ctx, exact)
       await marketWrite(ctx, ctx.actors.other, 'settle', [exact])
-      assert.equal((await getTask(ctx, exact)).escrow, parseEther('2'))
+      assert.equal((await getTask(ctx, exact)).escrow, parseEther('9'))
       await marketWrite(ctx, ctx.actors.other, 'claimTask', [exact, zeroHash])
       assert.equal((await getTask(ctx, exact)).status, Status.Claimed)
     })
+    it('reverts NotListed(solver) for a registered solver without an offer, and after it withdrew its offer', async () => {
+      await registryWrite(ctx, ctx.actors.other, 'register', [1], {value: parseEther('2')})
+      const {id} = await submitTask(ctx)
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'claimTask', [id, zeroHash]), 'NotListed', [ctx.actors.other.address])
+      await bookWrite(ctx, ctx.actors.solver, 'withdrawOffer', [])
+      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash]), 'NotListed', [ctx.actors.solver.address])
+    })
+    it('reverts AtCapacity(solver, capacity) once the solver holds `capacity` tasks, and claims again once one is released', async () => {
+      await bookWrite(ctx, ctx.actors.solver, 'setOffer', [TEST_PRICE, 2])
+      const first = await taskAt(ctx, 'Verified')
+      await taskAt(ctx, 'Claimed')
+      const {id} = await submitTask(ctx)
+      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash]), 'AtCapacity', [ctx.actors.solver.address, 2])
+      await passWindows(ctx, first)
+      await marketWrite(ctx, ctx.actors.other, 'settle', [first])
+      await marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash])
+    })
+    it('reverts AskAbovePrice(solver, ask, price) for a solver asking more than the posted price', async () => {
+      await bookWrite(ctx, ctx.actors.solver, 'setOffer', [TEST_PRICE + 1n, testOffer.capacity])
+      const {id} = await submitTask(ctx, {maxPrice: 2n * TEST_PRICE})
+      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash]), 'AskAbovePrice', [ctx.actors.solver.address, TEST_PRICE + 1n, TEST_PRICE])
+    })
+    it('reverts PriceAboveMax(price, maxPrice) when the price rose above what the submitter pays', async () => {
+      // A floor below the price (epochs too long for the controller to move it during the test).
+      await setMarket(ctx, {priceFloor: 1n, initialPrice: 1n, priceEpochBlocks: 100_000})
+      const {id} = await submitTask(ctx, {maxPrice: TEST_PRICE - 1n})
+      // The price is still TEST_PRICE: above this task's maxPrice.
+      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash]), 'PriceAboveMax', [TEST_PRICE, TEST_PRICE - 1n])
+    })
+    describe('a task with a parent', () => {
+      it('reverts ParentNotSettled(id, parentId) while the parent is in any stage before Settled', async () => {
+        const {id: parent} = await submitTask(ctx)
+        const {id: child} = await submitTask(ctx, {parentId: parent})
+        const claimChild = () => marketWrite(ctx, ctx.extra.solver2, 'claimTask', [child, zeroHash])
+        await expectRevert(claimChild(), 'ParentNotSettled', [child, parent])
+        for (const stage of ['Claimed', 'Committed', 'Verifying', 'Verified'] as const) {
+          const {id: p} = await submitTask(ctx)
+          await driveTask(ctx, p, stage)
+          const {id: c} = await submitTask(ctx, {parentId: p})
+          await expectRevert(marketWrite(ctx, ctx.extra.solver2, 'claimTask', [c, zeroHash]), 'ParentNotSettled', [c, p])
+        }
+      })
+      it('reverts ParentNotSettled(id, parentId) when the parent expired', async () => {
+        const {id: parent} = await submitTask(ctx)
+        const {id: child} = await submitTask(ctx, {parentId: parent})
+        await advanceTime(ctx, defaultTask.claimTimeout + 1n)
+        await marketWrite(ctx, ctx.actors.other, 'expire', [parent])
+        await expectRevert(marketWrite(ctx, ctx.extra.solver2, 'claimTask', [child, zeroHash]), 'ParentNotSettled', [child, parent])
+      })
+      it('reverts ParentStoppedEarly(id, parentId) when the parent settled with fewer steps than its range', async () => {
+        const early = makeProof('early stop', {count: 3, interval: 10n, totalSteps: 20n})
+        const parent = await taskAt(ctx, 'Verified', {published: early})
+        await passWindows(ctx, parent)
+        await marketWrite(ctx, ctx.actors.other, 'settle', [parent])
+        const {id: child} = await submitTask(ctx, {parentId: parent})
+        await expectRevert(marketWrite(ctx, ctx.extra.solver2, 'claimTask', [child, zeroHash]), 'ParentStoppedEarly', [child, parent])
+      })
+      it('reverts DeadlinePassed(id, deadline) past max(its deadline, the parent\'s settlement + claimTimeout)', async () => {
+        const parent = await taskAt(ctx, 'Verified')
+        const {id: child} = await submitTask(ctx, {parentId: parent})
+        await passWindows(ctx, parent)
+        // The child's own deadline passes while the parent is still Verified: it cannot expire, nor be claimed yet.
+        await advanceTime(ctx, defaultTask.claimTimeout + 1n)
+        await expectRevert(marketWrite(ctx, ctx.actors.other, 'expire', [child]), 'DeadlineNotReached', [child, 2n ** 64n - 1n])
+        await marketWrite(ctx, ctx.actors.other, 'settle', [parent])
+        const settledAt = (await getTask(ctx, parent)).deadline
+        await advanceTime(ctx, defaultTask.claimTimeout + 1n)
+        await expectRevert(marketWrite(ctx, ctx.extra.solver2, 'claimTask', [child, zeroHash]), 'DeadlinePassed', [child, settledAt + defaultTask.claimTimeout])
+      })
+    })
     it('bubbles the registry InsufficientFreeStake(available, requested) for a solver without enough stake', async () => {
-      await registryWrite(ctx, ctx.actors.other, 'register', [1], {value: parseEther('0.25')})
+      await registerSolver(ctx, ctx.actors.other, parseEther('0.25'))
       const {id} = await submitTask(ctx)
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'claimTask', [id, zeroHash]), 'InsufficientFreeStake', [parseEther('0.25'), parseEther('1')])
     })
     it('bubbles the registry NotMarket when the registry is wired to another market', async () => {
       const registry = await deployBareRegistry(ctx, {market: ctx.actors.marketEoa})
-      await registryWrite(ctx, ctx.actors.solver, 'register', [1], {value: parseEther('2'), address: registry})
-      const hash = await ctx.actors.deployer.wallet.deployContract({
-        abi: taskMarketAbi,
-        bytecode: taskMarketBytecode,
-        args: [registry, ctx.actors.treasury.address, ctx.system.config],
-      })
-      const market = (await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!
-      ctx.systems.push({registry, market})
+      const {market, book} = await deployMarket(ctx, registry)
+      await registerSolver(ctx, ctx.actors.solver, parseEther('2'), {registry, book})
       const {id} = await submitTask(ctx, {market})
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash], {address: market}), 'NotMarket', [])
     })
@@ -266,6 +393,7 @@ describe('TaskMarket errors (on anvil)', () => {
       ['one checkpoint too few', 4, 10n, 40n],
       ['a short last segment counted short', 4, 10n, 31n],
       ['no checkpoint at all', 0, 10n, 40n],
+      ['more steps than the task\'s range (maxSteps 40)', 6, 10n, 41n],
     ] as const) {
       it(`reverts InvalidSchedule(count, interval, totalSteps) for ${what}`, async () => {
         const id = await claimedTask()
@@ -276,6 +404,46 @@ describe('TaskMarket errors (on anvil)', () => {
         )
       })
     }
+    describe('a task with a parent: the stacking proofs', () => {
+      const parentProof = makeProof('parent')
+      const child = childProof(parentProof, 'child')
+      /** A child of a settled parent (committed `parentProof`), claimed by solver2, its seed block mined. */
+      async function claimedChild(): Promise<bigint> {
+        const parent = await taskAt(ctx, 'Verified', {published: parentProof})
+        await passWindows(ctx, parent)
+        await marketWrite(ctx, ctx.actors.other, 'settle', [parent])
+        const {id} = await submitTask(ctx, {parentId: parent})
+        await marketWrite(ctx, ctx.extra.solver2, 'claimTask', [id, zeroHash])
+        await ctx.test.mine({blocks: 1})
+        return id
+      }
+      const commit = (id: bigint, start: Start, published: Proof = child) =>
+        marketWrite(ctx, ctx.extra.solver2, 'commitProof', commitArgs(id, published, published, defaultSecret, start))
+      it('reverts InvalidMerkleProof(id, 0) when startCheckpoint is not leaf 0 of the committed proof', async () => {
+        const id = await claimedChild()
+        const good = startOf(parentProof, child)
+        // Another checkpoint, a proof of another leaf, a truncated proof, no proof at all.
+        await expectRevert(commit(id, {...good, checkpoint: child.checkpoints[1]!}), 'InvalidMerkleProof', [id, 0n])
+        await expectRevert(commit(id, {...good, proof: merkleProof(child.checkpoints, 1)}), 'InvalidMerkleProof', [id, 0n])
+        await expectRevert(commit(id, {...good, proof: good.proof.slice(1)}), 'InvalidMerkleProof', [id, 0n])
+        await expectRevert(commit(id, {...good, proof: []}), 'InvalidMerkleProof', [id, 0n])
+        // A proof whose first checkpoint is not the parent's last, proven honestly against its own root.
+        const unrelated = makeProof('unrelated')
+        await expectRevert(commit(id, startOf(parentProof, unrelated), unrelated), 'InvalidMerkleProof', [id - 1n, BigInt(parentProof.count - 1)])
+        await commit(id, good)
+      })
+      it('reverts InvalidMerkleProof(parentId, last) when the parent-side proof does not prove the parent\'s last checkpoint', async () => {
+        const id = await claimedChild()
+        const good = startOf(parentProof, child)
+        const parentId = id - 1n
+        const last = BigInt(parentProof.count - 1)
+        // A proof of another parent leaf, a truncated one, one with an extra sibling, none.
+        await expectRevert(commit(id, {...good, parentFinalProof: merkleProof(parentProof.checkpoints, 0)}), 'InvalidMerkleProof', [parentId, last])
+        await expectRevert(commit(id, {...good, parentFinalProof: good.parentFinalProof.slice(1)}), 'InvalidMerkleProof', [parentId, last])
+        await expectRevert(commit(id, {...good, parentFinalProof: [...good.parentFinalProof, zeroHash]}), 'InvalidMerkleProof', [parentId, last])
+        await expectRevert(commit(id, {...good, parentFinalProof: []}), 'InvalidMerkleProof', [parentId, last])
+      })
+    })
     it('reverts RandomnessNotReady(id, claimBlock + 2) in the block right after the claim', async () => {
       const id = await taskAt(ctx, 'Claimed')
       const {claimBlock} = await getTask(ctx, id)
@@ -578,13 +746,10 @@ describe('TaskMarket errors (on anvil)', () => {
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'DisputeInProgress', [id, activeDispute])
     })
     it('reverts GameNotSet when a challenge must be played on a market without a game', async () => {
-      const {deployer, treasury, solver, verifier} = ctx.actors
+      const {solver, verifier} = ctx.actors
       const registry = await deployBareRegistry(ctx)
-      const hash = await deployer.wallet.deployContract({abi: taskMarketAbi, bytecode: taskMarketBytecode, args: [registry, treasury.address, ctx.system.config]})
-      const market = (await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!
-      ctx.systems.push({registry, market})
-      await registryWrite(ctx, deployer, 'setMarket', [market], {address: registry})
-      await registryWrite(ctx, solver, 'register', [1], {value: parseEther('2'), address: registry})
+      const {market, book} = await deployMarket(ctx, registry, {wireRegistry: true})
+      await registerSolver(ctx, solver, parseEther('2'), {registry, book})
       await registryWrite(ctx, verifier, 'register', [2], {value: parseEther('2'), address: registry})
       await registryWrite(ctx, wb(), 'register', [WHISTLEBLOWER], {value: parseEther('2'), address: registry})
       const {id} = await submitTask(ctx, {market})
@@ -645,10 +810,18 @@ describe('TaskMarket errors (on anvil)', () => {
     const deployed = await deployContracts({
       publicClient: ctx.publicClient,
       walletClient: ctx.actors.deployer.wallet,
-      params: {treasury: ctx.actors.treasury.address, config: {solverStake: 7n}},
+      params: {treasury: ctx.actors.treasury.address, config: {solverStake: 7n}, market: {priceFloor: 1n}},
     })
-    ctx.systems.push({registry: deployed.registry, market: deployed.market, config: deployed.config, game: deployed.game, thresholds: deployed.thresholds})
-    await registryWrite(ctx, ctx.actors.solver, 'register', [1], {value: 10n, address: deployed.registry})
+    ctx.systems.push({
+      registry: deployed.registry,
+      market: deployed.market,
+      config: deployed.config,
+      game: deployed.game,
+      thresholds: deployed.thresholds,
+      book: deployed.book,
+      disputes: deployed.disputes,
+    })
+    await registerSolver(ctx, ctx.actors.solver, 10n, {registry: deployed.registry, book: deployed.book, offer: {ask: 1n, capacity: 1}})
     const {id} = await submitTask(ctx, {market: deployed.market})
     await marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash], {address: deployed.market})
     assert.equal((await getTask(ctx, id, deployed.market)).solverLocked, 7n)

@@ -22,14 +22,18 @@ import {
   commitArgs,
   defaultSecret,
   defaultTask,
+  escrowOf,
   isForced,
   label,
   makeProof,
   passWindows,
   proof,
+  registerSolver,
   rejection,
   sealOf,
   secretHashOf,
+  setMarket,
+  setWorkTable,
   Status,
   submitTask,
   taskAt,
@@ -67,8 +71,10 @@ describe('TaskMarket lifecycle (on anvil)', () => {
           submitter: submitter.address,
           specHash: defaultTask.specHash,
           escrow: defaultTask.escrow,
-          solverReward: defaultTask.solverReward,
-          verifierReward: defaultTask.verifierReward,
+          workUnits: defaultTask.workUnits,
+          maxSteps: defaultTask.maxSteps,
+          maxPrice: defaultTask.maxPrice,
+          parentId: 0n,
         },
       },
     ])
@@ -81,8 +87,11 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       attempts: 0,
       specHash: defaultTask.specHash,
       escrow: defaultTask.escrow,
-      solverReward: defaultTask.solverReward,
-      verifierReward: defaultTask.verifierReward,
+      workUnits: defaultTask.workUnits,
+      maxSteps: defaultTask.maxSteps,
+      verifierFeeBps: 2000,
+      maxPrice: defaultTask.maxPrice,
+      parentId: 0n,
       claimTimeout: defaultTask.claimTimeout,
       trainingTimeout: defaultTask.trainingTimeout,
       verificationTimeout: defaultTask.verificationTimeout,
@@ -95,17 +104,33 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       false,
     )
     assert.deepEqual(await ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'challengesOf', args: [1n]}), [])
-    const second = await submitTask(ctx, {escrow: parseEther('2')})
+    const second = await submitTask(ctx, {escrow: parseEther('5')})
     assert.equal(second.id, 2n)
     assert.equal(await read('taskCount'), 2n)
-    assert.equal(await read('totalEscrow'), defaultTask.escrow + parseEther('2'))
+    assert.equal(await read('totalEscrow'), defaultTask.escrow + parseEther('5'))
   })
 
-  it('submitTask accepts escrow exactly equal to the rewards and a zero-reward task', async () => {
-    const exact = await submitTask(ctx, {escrow: defaultTask.solverReward + defaultTask.verifierReward})
-    assert.equal((await getTask(ctx, exact.id)).escrow, parseEther('2'))
-    const free = await submitTask(ctx, {escrow: 0n, solverReward: 0n, verifierReward: 0n})
-    assert.equal((await getTask(ctx, free.id)).status, Status.Submitted)
+  it('submitTask takes exactly the escrow ceil(workUnits * maxPrice * (10000 + verifierFeeBps) / 10000), rounded up to the wei', async () => {
+    // 3 work units at 7 wei with a 20 % fee: 25.2 wei -> 26.
+    await setMarket(ctx, {priceFloor: 1n, initialPrice: 1n})
+    assert.equal(escrowOf(3n, 7n), 26n)
+    const exact = await submitTask(ctx, {workUnits: 3n, maxPrice: 7n})
+    assert.equal((await getTask(ctx, exact.id)).escrow, 26n)
+    await expectRevert(submitTask(ctx, {workUnits: 3n, maxPrice: 7n, escrow: 25n}), 'InsufficientEscrow', [25n, 26n])
+    // A fee of 0 and the largest fee.
+    await setMarket(ctx, {priceFloor: 1n, initialPrice: 1n, verifierFeeBps: 0})
+    await expectRevert(submitTask(ctx, {workUnits: 3n, maxPrice: 7n, escrow: 20n}), 'InsufficientEscrow', [20n, 21n])
+    await setMarket(ctx, {priceFloor: 1n, initialPrice: 1n, verifierFeeBps: 10000})
+    await expectRevert(submitTask(ctx, {workUnits: 3n, maxPrice: 7n, escrow: 41n}), 'InsufficientEscrow', [41n, 42n])
+    const double = await submitTask(ctx, {workUnits: 3n, maxPrice: 7n, escrow: 42n})
+    assert.equal((await getTask(ctx, double.id)).verifierFeeBps, 10000)
+    // The escrow for the largest task at the largest price a config allows (far from overflow).
+    await setWorkTable(ctx, {maxWorkUnits: 2n ** 64n - 1n})
+    await setMarket(ctx, {priceFloor: 10n ** 30n, initialPrice: 10n ** 30n, priceCeiling: 10n ** 30n, minWorkUnitsPerSecond: 2n ** 64n - 1n})
+    const huge = escrowOf(2n ** 64n - 1n, 10n ** 30n, 2000n)
+    await expectRevert(submitTask(ctx, {workUnits: 2n ** 64n - 1n, maxPrice: 10n ** 30n, escrow: 1n}), 'InsufficientEscrow', [1n, huge])
+    // A maxPrice so large that the escrow overflows needs more than any balance: the requirement saturates.
+    await expectRevert(submitTask(ctx, {maxPrice: maxUint256, escrow: 1n}), 'InsufficientEscrow', [1n, maxUint256])
   })
 
   it('claimTask: commits to the secret, records the claim block, snapshots solverStake and forcedErrorBps, locks the stake', async () => {
@@ -115,11 +140,12 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     const result = await marketWrite(ctx, solver, 'claimTask', [id, secretHash])
     const now = await latestTimestamp(ctx)
     expectEvents(result.events, [
-      {eventName: 'TaskClaimed', args: {id, solver: solver.address, secretHash, stake: parseEther('1')}},
+      {eventName: 'TaskClaimed', args: {id, solver: solver.address, secretHash, stake: parseEther('1'), price: defaultTask.price}},
       {eventName: 'Locked', args: {account: solver.address, amount: parseEther('1')}},
     ])
     const task = await getTask(ctx, id)
     assert.equal(task.status, Status.Claimed)
+    assert.deepEqual([task.price, task.solverReward, task.verifierReward], [defaultTask.price, defaultTask.solverReward, defaultTask.verifierReward])
     assert.equal(task.solver, solver.address)
     assert.equal(task.deadline, now + defaultTask.trainingTimeout)
     assert.equal(task.secretHash, secretHash)
@@ -170,6 +196,8 @@ describe('TaskMarket lifecycle (on anvil)', () => {
   })
 
   it('commitProof accepts every schedule where checkpointCount == ceil(totalSteps / interval) + 1 (a short last segment included)', async () => {
+    // Tasks of the largest range a work table allows, so that every schedule is at most maxSteps.
+    await setWorkTable(ctx, {maxSteps: 2n ** 64n - 1n})
     for (const [count, interval, totalSteps] of [
       [2, 1n, 1n],
       [2, 100n, 1n],
@@ -180,12 +208,14 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       [2, 2n ** 64n - 1n, 2n ** 64n - 1n],
       [3, 2n ** 63n, 2n ** 64n - 1n],
     ] as const) {
-      const id = await taskAt(ctx, 'Claimed')
+      const id = await taskAt(ctx, 'Claimed', {maxSteps: 2n ** 64n - 1n})
       await ctx.test.mine({blocks: 1})
       const p = makeProof('schedule', {count, interval, totalSteps})
       await marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id, p))
       const task = await getTask(ctx, id)
       assert.deepEqual([task.checkpointCount, task.checkpointInterval, task.totalSteps], [count, interval, totalSteps])
+      // Paid for the steps trained: price * workUnits * totalSteps / maxSteps.
+      assert.equal(task.solverReward, (defaultTask.solverReward * totalSteps) / (2n ** 64n - 1n))
     }
   })
 
@@ -225,7 +255,8 @@ describe('TaskMarket lifecycle (on anvil)', () => {
   })
 
   it('the seed falls back to keccak(id, previous blockhash) when the commit comes more than 256 blocks after the claim', async () => {
-    const id = await taskAt(ctx, 'Claimed', {trainingTimeout: 86_400n})
+    await setMarket(ctx, {trainingBaseSeconds: 86_400n})
+    const id = await taskAt(ctx, 'Claimed')
     await ctx.test.mine({blocks: 300})
     const result = await marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id))
     const previous = await ctx.publicClient.getBlock({blockNumber: result.receipt.blockNumber - 1n})
@@ -256,7 +287,8 @@ describe('TaskMarket lifecycle (on anvil)', () => {
   })
 
   it('claimVerification falls back to keccak(id, previous blockhash) once the random block is older than 256 blocks', async () => {
-    const id = await taskAt(ctx, 'Committed', {verificationTimeout: 86_400n})
+    await setMarket(ctx, {verificationTimeoutSeconds: 86_400n})
+    const id = await taskAt(ctx, 'Committed')
     await ctx.test.mine({blocks: 300})
     const result = await marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id])
     const previous = await ctx.publicClient.getBlock({blockNumber: result.receipt.blockNumber - 1n})
@@ -318,7 +350,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     assert.equal((await getTask(ctx, id)).status, Status.Settled)
   })
 
-  it('each stage has its own deadline: a late actor is refused and the task becomes expirable', async () => {
+  it('each stage has its own deadline: a late actor is refused and the task becomes expirable (a claim times out and reopens)', async () => {
     // Submitted -> claim too late
     const submitted = await taskAt(ctx, 'Submitted')
     await advanceTime(ctx, defaultTask.claimTimeout + 1n)
@@ -329,10 +361,10 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     await advanceTime(ctx, defaultTask.trainingTimeout + 1n)
     const {deadline: commitDeadline} = await getTask(ctx, claimed)
     await expectRevert(marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(claimed)), 'DeadlinePassed', [claimed, commitDeadline])
-    for (const id of [submitted, claimed]) {
-      await marketWrite(ctx, ctx.actors.other, 'expire', [id])
-      assert.equal((await getTask(ctx, id)).status, Status.Expired)
-    }
+    await marketWrite(ctx, ctx.actors.other, 'expire', [submitted])
+    assert.equal((await getTask(ctx, submitted)).status, Status.Expired)
+    await marketWrite(ctx, ctx.actors.other, 'expire', [claimed])
+    assert.equal((await getTask(ctx, claimed)).status, Status.Submitted)
   })
 
   it('the whole happy path, gas per call', async () => {
@@ -347,15 +379,16 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     await passWindows(ctx, id)
     const settled = await marketWrite(ctx, other, 'settle', [id])
     assert.equal((await getTask(ctx, id)).status, Status.Settled)
+    // A submission writes the task's estimate, price bound and snapshotted terms and counts it in the book.
     for (const [name, r] of Object.entries({submitted, claimed, committed, verifying, verdict, settled})) {
-      assert.ok(r.receipt.gasUsed < 300_000n, `${name} used ${r.receipt.gasUsed} gas`)
+      assert.ok(r.receipt.gasUsed < 350_000n, `${name} used ${r.receipt.gasUsed} gas`)
     }
     assert.equal(flowOf(settled, submitter.address), defaultTask.escrow - defaultTask.solverReward - defaultTask.verifierReward)
   })
 
   it('the rejection path, gas per call: the rejecting settle and a second attempt stay cheap', async () => {
     const {solver, verifier, verifier2, other} = ctx.actors
-    await registryWrite(ctx, other, 'register', [1], {value: parseEther('2')})
+    await registerSolver(ctx, other, parseEther('2'))
     const id = await taskAt(ctx, 'Verified', {accepted: false})
     await passWindows(ctx, id)
     const rejected = await marketWrite(ctx, verifier2, 'settle', [id])

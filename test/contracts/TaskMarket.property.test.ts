@@ -3,23 +3,28 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import {type Abi, type Address, encodeFunctionData, getAddress, type Hex, parseEther, parseEventLogs, toHex, zeroHash} from 'viem'
 
-import {defaultProtocolParams, type ProtocolParams} from '../../src/chain/deployContracts.js'
-import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
+import {defaultProtocolParams, type MarketParams, type ProtocolParams} from '../../src/chain/deployContracts.js'
+import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {merkleProof} from '../../src/pol/merkle.js'
-import {useChain} from './helpers/chain.js'
+import {TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
-import {label, makeProof, type Proof, sealOf, secretHashOf, Status} from './helpers/tasks.js'
+import {childProof, escrowOf, label, makeProof, noStart, type Proof, sealOf, secretHashOf, type Start, startOf, Status} from './helpers/tasks.js'
 
 /** PinpointGame.Phase. */
 const Phase = {None: 0, Steps: 1, TraceHeader: 2, Operators: 3, Arbitration: 4, Committee: 5, Resolved: 6} as const
 const GAS = 3_000_000n
 const ether = parseEther
-/** Sequences (fast-check runs) and their length; PROPERTY_RUNS overrides the count. */
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000)
+/**
+ * Sequences (fast-check runs) and their length; PROPERTY_RUNS overrides the count. 800: the market's checks (the
+ * SolverBook's counters, the refunds) make each action dearer, and the suite's time stays what it was.
+ */
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 800)
 const MIN_ACTIONS = 8
 const MAX_ACTIONS = 30
 
-const eventsAbi = [...taskMarketAbi, ...roleRegistryAbi, ...pinpointGameAbi].filter((item) => item.type === 'event') as Abi
+const eventsAbi = [...taskMarketAbi, ...roleRegistryAbi, ...pinpointGameAbi, ...solverBookAbi.filter((item) => item.type === 'event' && item.name !== 'MarketSet')].filter(
+  (item) => item.type === 'event',
+) as Abi
 
 type Action = {kind: Kind; a: number; b: number; c: number}
 const kinds = {
@@ -30,6 +35,8 @@ const kinds = {
   expire: 1,
   fund: 1,
   config: 1,
+  market: 1,
+  offer: 1,
   junk: 2,
   unbond: 1,
 } as const
@@ -43,16 +50,22 @@ const actionArb: fc.Arbitrary<Action> = fc.record({
 })
 
 /**
- * Thousands of random sequences of role actions (submit, claim, commit honest/forced/wrong proofs, claim
- * verification, verdicts, challenges, rejection disputes, reveals, game moves and timeouts, committee votes,
- * settle, expire, config changes, jackpot funding, unbonding, junk calls that revert, mined blocks and time)
- * against one anvil, reverted to a snapshot between sequences. After every action:
+ * Thousands of random sequences of role actions (submit, with a parent or not, at a maximum price at, above or
+ * below the posted one; claim, commit honest/forced/wrong proofs, full or stopped early, stacked on the parent's
+ * or not; claim verification, verdicts, challenges, rejection disputes, reveals, game moves and timeouts,
+ * committee votes, settle, expire and training timeouts, config and market-parameter changes, solver offers and
+ * withdrawals, jackpot funding, unbonding, junk calls that revert, mined blocks and time) against one anvil,
+ * reverted to a snapshot between sequences. After every action:
  * - conservation to the wei: the ether of every account and contract plus the gas paid since the start is
  *   unchanged;
  * - the registry holds totalStaked + totalBurned, totalStaked is the sum of every account's stake; the market holds
  *   totalEscrow + jackpot, totalEscrow is the escrow of the live tasks;
  * - every account's locked stake is exactly what the market's live tasks locked for it (so no lock is released or
  *   slashed twice, and none is left behind);
+ * - the SolverBook's demand is the number of live tasks, each solver's active claims the tasks it holds, its
+ *   capacity the sum of the listed offers, and its price inside the current [floor, ceiling];
+ * - every refund is the escrow less what the escrow paid out, to the wei (settlement, expiry, rejection
+ *   shortfalls);
  * - no double payout: no task settles twice, no forced error is revealed (and its jackpot paid) twice in one
  *   attempt, no catcher is paid twice in one reveal, no stake is slashed twice in one transaction, and the
  *   jackpot equals what was funded and taxed less what was paid out.
@@ -69,7 +82,9 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     const hash = await ctx.actors.deployer.wallet.deployContract({abi, bytecode})
     lens = getAddress((await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!)
     accounts = [...ctx.tracked].map((a) => getAddress(a))
-    contracts = [ctx.system.registry, ctx.system.market, ctx.system.config, ctx.system.game, ctx.system.thresholds].map((a) => getAddress(a))
+    contracts = [ctx.system.registry, ctx.system.market, ctx.system.config, ctx.system.game, ctx.system.thresholds, ctx.system.book, ctx.system.disputes].map((a) =>
+      getAddress(a),
+    )
     for (const actor of Object.values(ctx.extra)) await rpc('anvil_impersonateAccount', [actor.address])
   })
 
@@ -92,8 +107,16 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           const snapshot = await rpc<Hex>('evm_snapshot', [])
           try {
             const run = new Run()
-            // Most sequences start from a random configuration (stakes, windows, shares, forced-error odds).
-            if (initialConfig) await run.setConfig(...initialConfig)
+            // Most sequences start from a random configuration (stakes, windows, shares, forced-error odds) and
+            // random market parameters (a moving price or the frozen one, fees, timeouts).
+            if (initialConfig) {
+              await run.setConfig(...initialConfig)
+              await run.setMarket(...initialConfig)
+              // Both solvers then ask the floor, so that a falling price does not stop every claim.
+              for (const solver of [ctx.actors.solver, ctx.extra.solver2]) {
+                await run.send(solver.address, ctx.system.book, solverBookAbi, 'setOffer', [run.marketParams.priceFloor, 4])
+              }
+            }
             await run.init()
             for (const action of actions) {
               await run.apply(action)
@@ -114,7 +137,22 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     console.log(`      ${RUNS} sequences, ${actionsRun} actions, ${transactions} transactions (${reverted} reverted) in ${seconds.toFixed(1)} s`)
     console.log(`      events seen: ${[...seen].sort(([a], [b]) => a.localeCompare(b)).map(([e, n]) => `${e} ${n}`).join(', ')}`)
     // The sequences reached the deep paths, not just the shallow ones.
-    for (const event of ['TaskSettled', 'TaskRejected', 'ChallengeQueued', 'RejectionDisputed', 'DisputeStarted', 'ForcedErrorRevealed', 'StakeSlashed', 'Burned', 'TaskExpired', 'VerificationReopened']) {
+    for (const event of [
+      'TaskSettled',
+      'TaskRejected',
+      'ChallengeQueued',
+      'RejectionDisputed',
+      'DisputeStarted',
+      'ForcedErrorRevealed',
+      'StakeSlashed',
+      'Burned',
+      'TaskExpired',
+      'VerificationReopened',
+      'ClaimTimedOut',
+      'OfferSet',
+      'OfferWithdrawn',
+      'PriceUpdated',
+    ]) {
       assert.ok((seen.get(event) ?? 0) > 0, `no sequence emitted ${event}`)
     }
   })
@@ -134,7 +172,10 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     readonly revealed = new Set<bigint>()
     readonly secrets = new Map<bigint, Hex>()
     readonly proofs = new Map<bigint, {published: Proof; honest: Proof; forced: boolean}>()
+    /** What each task's escrow holds by the model: submitted less every shortfall paid out of it. */
+    readonly escrows = new Map<bigint, bigint>()
     params: ProtocolParams = {...defaultProtocolParams}
+    marketParams: MarketParams = {...ctx.params.market}
 
     async init(): Promise<void> {
       const r = await this.report()
@@ -144,6 +185,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       this.jackpotLedger = r.jackpot
       this.taskCount = await read(ctx.system.market, taskMarketAbi, 'taskCount', [])
       this.params = (await read(ctx.system.config, protocolConfigAbi, 'params', [])) as ProtocolParams
+      this.marketParams = (await read(ctx.system.config, protocolConfigAbi, 'marketParams', [])) as MarketParams
+      for (let id = 1n; id <= this.taskCount; id++) this.escrows.set(id, ((await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {escrow: bigint}).escrow)
     }
 
     report() {
@@ -162,6 +205,13 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         lockedInRegistry: bigint
         lockedByMarket: bigint
         blockNumber: bigint
+        bookDemand: bigint
+        liveTasks: bigint
+        activeMismatch: Address
+        activeInBook: bigint
+        heldInMarket: bigint
+        bookCapacity: bigint
+        listedCapacity: bigint
       }>
     }
 
@@ -180,6 +230,16 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         `${where}: ${r.lockMismatch} has ${r.lockedInRegistry} locked, the market's tasks locked ${r.lockedByMarket}`,
       )
       assert.equal(r.jackpot, this.jackpotLedger, `${where}: jackpot is not funded + taxed - paid`)
+      assert.equal(r.bookDemand, r.liveTasks, `${where}: the book's demand is not the number of live tasks`)
+      assert.equal(
+        getAddress(r.activeMismatch),
+        '0x0000000000000000000000000000000000000000',
+        `${where}: ${r.activeMismatch} is active in ${r.activeInBook} tasks in the book, holds ${r.heldInMarket}`,
+      )
+      assert.equal(r.bookCapacity, r.listedCapacity, `${where}: the book's capacity is not the sum of the listed offers`)
+      const price = (await read(ctx.system.book, solverBookAbi, 'currentPrice', [])) as bigint
+      const {priceFloor, priceCeiling} = this.marketParams
+      assert.ok(price >= priceFloor && price <= priceCeiling, `${where}: price ${price} outside [${priceFloor}, ${priceCeiling}]`)
     }
 
     // ---------------------------------------------------------------- sending
@@ -214,12 +274,25 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         switch (log.eventName) {
           case 'TaskSubmitted':
             this.taskCount++
+            this.escrows.set(args.id as bigint, args.escrow as bigint)
             break
           case 'TaskSettled': {
             const id = args.id as bigint
             assert.ok(!this.settled.has(id), `task ${id} settled twice`)
             this.settled.add(id)
             this.jackpotLedger += args.tax as bigint
+            const {solverPaid, verifierPaid, refunded, tax} = args as Record<string, bigint>
+            assert.equal(refunded, this.escrows.get(id)! - solverPaid! - verifierPaid! - tax!, `task ${id}: refunded is not the escrow less the rewards`)
+            break
+          }
+          case 'TaskRejected': {
+            const id = args.id as bigint
+            this.escrows.set(id, this.escrows.get(id)! - (args.fromEscrow as bigint))
+            break
+          }
+          case 'TaskExpired': {
+            const id = args.id as bigint
+            assert.equal(args.refunded, this.escrows.get(id), `task ${id}: an expiry refunds what is left of the escrow`)
             break
           }
           case 'JackpotFunded':
@@ -267,11 +340,17 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       const pickTask = () => (this.taskCount === 0n ? 0n : 1n + (BigInt(a) % this.taskCount))
       switch (kind) {
         case 'submit': {
-          const solverReward = [0n, ether('0.1'), ether('1.5')][a % 3]!
-          const verifierReward = [0n, ether('0.3'), ether('1.5')][b % 3]!
-          const extraEscrow = [0n, 1n, ether('1')][c % 3]!
-          const timeouts = [BigInt(30 + (a % 300)), BigInt(30 + (b % 300)), BigInt(30 + (c % 300))]
-          await this.market(actors.submitter.address, 'submitTask', [label(`spec ${a}`), solverReward, verifierReward, ...timeouts], solverReward + verifierReward + extraEscrow)
+          const workUnits = [1n, 1000n, 250_000n, 750_000n][a % 4]!
+          const maxSteps = [4n, 6n, 10n][b % 3]!
+          const price = (await read(ctx.system.book, solverBookAbi, 'currentPrice', [])) as bigint
+          // At the price, above it, or at the floor (below a price that moved up: PriceAboveMax at the claim).
+          const maxPrice = [price, 2n * price, price, 2n * price, this.marketParams.priceFloor][c % 5]!
+          const parentId = b % 5 === 0 && this.taskCount > 0n ? pickTask() : 0n
+          const extraEscrow = [0n, 1n, ether('1')][(a + c) % 3]!
+          // A task at a high price is one work unit (the submitter holds 1000 ether).
+          const units = escrowOf(workUnits, maxPrice, 10000n) > ether('20') ? 1n : workUnits
+          const escrow = escrowOf(units, maxPrice, BigInt(this.marketParams.verifierFeeBps)) + extraEscrow - (c % 11 === 0 ? 1n : 0n)
+          await this.market(actors.submitter.address, 'submitTask', [label(`spec ${a}`), units, maxSteps, maxPrice, parentId], escrow)
           return
         }
         case 'mine':
@@ -290,6 +369,18 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         case 'config':
           await this.setConfig(a, b, c)
           return
+        case 'market':
+          await this.setMarket(a, b, c)
+          return
+        case 'offer': {
+          const solver = [actors.solver.address, extra.solver2.address][a % 2]!
+          if (b % 4 === 0) await this.send(solver, ctx.system.book, solverBookAbi, 'withdrawOffer', [])
+          else {
+            const ask = [this.marketParams.priceFloor, 1n, TEST_PRICE, 2n * TEST_PRICE][c % 4]!
+            await this.send(solver, ctx.system.book, solverBookAbi, 'setOffer', [ask, 1 + (b % 4)])
+          }
+          return
+        }
         case 'unbond': {
           const who = everyone[a % everyone.length]!
           if (b % 2 === 0) {
@@ -334,6 +425,28 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       if (await this.send(ctx.actors.deployer.address, ctx.system.config, protocolConfigAbi, 'setParams', [params])) this.params = params
     }
 
+    /** Random market parameters: the frozen test price or a moving one, fees, slashes and timeouts. */
+    async setMarket(a: number, b: number, c: number): Promise<void> {
+      const moving = a % 3 !== 0
+      const floor = moving ? [10n ** 11n, TEST_PRICE / 2n, 1n][b % 3]! : TEST_PRICE
+      const ceiling = moving ? [10n ** 16n, 2n * TEST_PRICE, TEST_PRICE][c % 3]! : TEST_PRICE
+      const params: MarketParams = {
+        initialPrice: TEST_PRICE,
+        priceFloor: floor,
+        priceCeiling: ceiling,
+        priceStepBps: [1250, 5000, 1][a % 3]!,
+        targetUtilizationBps: [8000, 10000, 1][b % 3]!,
+        priceEpochBlocks: 1 + (c % 5),
+        verifierFeeBps: [2000, 0, 10000][a % 3]!,
+        timeoutSlashBps: [2500, 0, 10000][b % 3]!,
+        claimTimeoutSeconds: [100n, 30n, 400n][c % 3]!,
+        trainingBaseSeconds: [100n, 0n, 30n][a % 3]!,
+        minWorkUnitsPerSecond: [2500n, 1_000_000n, 1000n][b % 3]!,
+        verificationTimeoutSeconds: [300n, 60n][c % 2]!,
+      }
+      if (await this.send(ctx.actors.deployer.address, ctx.system.config, protocolConfigAbi, 'setMarketParams', [params])) this.marketParams = params
+    }
+
     /** A call that usually reverts: the wrong actor, the wrong time or wrong data. */
     async junk(id: bigint, who: Address, c: number): Promise<void> {
       const proof = this.proofs.get(id)?.published ?? makeProof('junk')
@@ -346,7 +459,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         ['challenge', [id, segment, label('junk'), proof.checkpoints[segment], merkleProof(proof.checkpoints, segment), proof.checkpoints[segment + 1] ?? zeroHash, []]],
         ['disputeRejection', [id, zeroHash, [], zeroHash, []]],
         ['revealForcedError', [id, label('wrong secret'), label('root'), label('manifest')]],
-        ['commitProof', [id, proof.root, proof.manifest, proof.count, proof.interval, proof.totalSteps, zeroHash]],
+        ['commitProof', [id, proof.root, proof.manifest, proof.count, proof.interval, proof.totalSteps, zeroHash, zeroHash, [], []]],
       ]
       const [fn, args] = calls[c % calls.length]!
       await this.market(who, fn, args)
@@ -371,14 +484,31 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           if (head <= t.claimBlock + 1n) return void (await mine(1n))
           const secret = this.secrets.get(id) ?? zeroHash
           const forced = await read(ctx.system.market, taskMarketAbi, 'forcedErrorOf', [id, secret]).catch(() => false)
-          const count = 2 + (b % 4)
+          // The whole range most of the time, or an early stop, or (rarely) one step too many.
+          const totalSteps = b % 3 === 0 ? 1n + (BigInt(c) % t.maxSteps) : b % 17 === 0 ? t.maxSteps + 1n : t.maxSteps
           const interval = BigInt(1 + (c % 5))
-          const totalSteps = interval * BigInt(count - 2) + 1n + (BigInt(c) % interval)
-          const honest = makeProof(`honest ${id} ${t.attempts}`, {count, interval, totalSteps})
+          const count = Number((totalSteps + interval - 1n) / interval) + 1
+          // A task with a parent starts from the parent's final committed checkpoint (the honest one after a reveal).
+          const parent = t.parentId === 0n ? undefined : await this.finalProof(t.parentId)
+          const build = (name: string) => (parent ? childProof(parent, name, {count, interval, totalSteps}) : makeProof(name, {count, interval, totalSteps}))
+          const honest = build(`honest ${id} ${t.attempts}`)
           // A forced solver publishes a wrong proof; so does a cheater (one in five), sealing nothing useful.
           const cheat = !forced && a % 5 === 0
-          const published = forced || cheat ? makeProof(`wrong ${id} ${t.attempts} ${a}`, {count, interval, totalSteps}) : honest
-          const ok = await this.market(t.solver, 'commitProof', [id, published.root, published.manifest, count, interval, totalSteps, sealOf(honest, secret)])
+          const published = forced || cheat ? build(`wrong ${id} ${t.attempts} ${a}`) : honest
+          // Stacking proofs: the right ones, or (one in seven) ones that prove nothing.
+          const start: Start = parent ? (a % 7 === 0 ? {...startOf(parent, published), parentFinalProof: []} : startOf(parent, published)) : noStart
+          const ok = await this.market(t.solver, 'commitProof', [
+            id,
+            published.root,
+            published.manifest,
+            count,
+            interval,
+            totalSteps,
+            sealOf(honest, secret),
+            start.checkpoint,
+            start.proof,
+            start.parentFinalProof,
+          ])
           if (ok) this.proofs.set(id, {published, honest, forced})
           return
         }
@@ -438,6 +568,14 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         default:
           await this.market(actors.other.address, c % 2 === 0 ? 'settle' : 'expire', [id])
       }
+    }
+
+    /** The proof task `id` has committed now (its honest one once a forced error was revealed). */
+    async finalProof(id: bigint): Promise<Proof | undefined> {
+      const model = this.proofs.get(id)
+      if (!model) return undefined
+      const t = await read(ctx.system.market, taskMarketAbi, 'getTask', [id])
+      return t.proofRoot === model.honest.root ? model.honest : model.published
     }
 
     async gameMove(id: bigint, disputeId: bigint, head: bigint, a: number, b: number, c: number): Promise<void> {

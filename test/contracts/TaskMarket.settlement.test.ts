@@ -3,9 +3,10 @@ import assert from 'node:assert/strict'
 import {type Address, encodeErrorResult, encodeFunctionData, parseEther, zeroAddress, zeroHash} from 'viem'
 
 import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
-import {roleRegistryAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
+import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {
   advanceTime,
+  bookWrite,
   type Chain,
   configWrite,
   expectEvents,
@@ -17,6 +18,7 @@ import {
   mineAt,
   registryWrite,
   stakeOf,
+  testOffer,
   type TxResult,
   useChain,
 } from './helpers/chain.js'
@@ -33,11 +35,16 @@ import {
   proxyRead,
   proxySetAcceptEther,
   proxySetReentry,
+  registerSolver,
   rejection,
+  setMarket,
+  setWorkTable,
   Status,
   submitTask,
   taskAt,
+  type TaskOptions,
   verdictArgs,
+  verifyTask,
 } from './helpers/tasks.js'
 
 const ether = parseEther
@@ -46,10 +53,13 @@ const SOLVER_STAKE = ether('1')
 const VERIFIER_STAKE = ether('0.5')
 const {escrow, solverReward, verifierReward} = defaultTask
 /** 5% of each fee goes to the jackpot (taxBps 500). */
-const SOLVER_TAX = ether('0.075')
+const SOLVER_TAX = ether('0.125')
 const VERIFIER_TAX = ether('0.025')
-/** A task whose verifierReward (1.5 ether) exceeds the solver stake (1 ether): a rejection pays 0.5 from escrow. */
-const SHORTFALL_TASK = {escrow: ether('3'), solverReward: ether('0.5'), verifierReward: ether('1.5'), shortfall: ether('0.5')}
+/**
+ * A task whose verifierReward (1.5 ether: 20 % of 750,000 work units at 1e13 wei) exceeds the solver stake (1
+ * ether): a rejection pays 0.5 from escrow (9 ether).
+ */
+const SHORTFALL_TASK = {workUnits: 750_000n, escrow: ether('9'), solverReward: ether('7.5'), verifierReward: ether('1.5'), shortfall: ether('0.5')}
 
 /**
  * Where every wei goes: exact payouts, taxes and stake movements for settlement (accepted, rejected) and the four
@@ -130,7 +140,12 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
     ] as const) {
       it(`tax: ${what}`, async () => {
         await setParams({taxBps})
-        const id = await taskAt(ctx, 'Verified', {solverReward: reward, verifierReward: reward, escrow: 2n * reward})
+        // Both rewards `reward`: `reward` work units at 1 wei, a verifier fee of 100 %.
+        await setWorkTable(ctx, {maxWorkUnits: 2n ** 64n - 1n})
+        await setMarket(ctx, {priceFloor: 1n, initialPrice: 1n, priceCeiling: 1n, verifierFeeBps: 10000, minWorkUnitsPerSecond: 10n ** 18n})
+        await bookWrite(ctx, ctx.actors.solver, 'setOffer', [1n, testOffer.capacity])
+        const id = await taskAt(ctx, 'Verified', {workUnits: reward, maxPrice: 1n, escrow: 2n * reward})
+        assert.equal((await getTask(ctx, id)).escrow, 2n * reward)
         await passWindows(ctx, id)
         const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
         expectNetFlows([settled], [
@@ -159,15 +174,17 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
     })
 
     it('pays nothing to a zero reward, so a recipient that rejects ether cannot block a zero-reward settlement', async () => {
-      const proxy = await proxySolver(ctx)
-      const id = await proxyTaskAtVerified(ctx, proxy, {solverReward: 0n})
+      // One work unit at 1 wei over 80 steps, stopped early after 40: price * workUnits * 40 / 80 rounds to 0.
+      await setMarket(ctx, {priceFloor: 1n, initialPrice: 1n, priceCeiling: 1n})
+      const proxy = await proxySolver(ctx, {ask: 1n, capacity: 1})
+      const id = await proxyTaskAtVerified(ctx, proxy, {workUnits: 1n, maxPrice: 1n, maxSteps: 80n})
+      assert.deepEqual([(await getTask(ctx, id)).solverReward, (await getTask(ctx, id)).verifierReward], [0n, 0n])
       await proxySetAcceptEther(ctx, proxy, false)
       await passWindows(ctx, id)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       expectNetFlows([settled], [
-        [ctx.actors.verifier.address, verifierReward - VERIFIER_TAX],
-        [ctx.actors.submitter.address, escrow - verifierReward],
-        [ctx.system.market, -(escrow - VERIFIER_TAX)],
+        [ctx.actors.submitter.address, 2n],
+        [ctx.system.market, -2n],
       ])
       assert.equal((await stakeOf(ctx, proxy.address)).free, ether('2'))
     })
@@ -191,20 +208,21 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
     it('reverts TransferFailed(submitter, refund) when the submitter rejects its refund of an accepted task', async () => {
       const proxy = await deployProxy(ctx, ctx.actors.other)
+      // One ether above the minimum escrow: the refund.
       const submitted = await proxyCall(
         ctx,
         proxy,
         ctx.system.market,
         taskMarketAbi,
         'submitTask',
-        [defaultTask.specHash, solverReward, verifierReward, 100n, 200n, 300n],
-        escrow,
+        [defaultTask.specHash, defaultTask.workUnits, defaultTask.maxSteps, defaultTask.maxPrice, 0n],
+        escrow + ether('1'),
       )
       const id = submitted.events.find((event) => event.eventName === 'TaskSubmitted')!.args.id as bigint
       await driveTask(ctx, id, 'Verified')
       await proxySetAcceptEther(ctx, proxy, false)
       await passWindows(ctx, id)
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, escrow - solverReward - verifierReward])
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, ether('1')])
     })
 
     it('is safe against reentry: a solver re-entering settle gets InvalidStatus(id, Settled) and is paid once', async () => {
@@ -248,7 +266,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       expectEvents(settled.events, [
         {
           eventName: 'TaskRejected',
-          args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: fee + toWinner, treasuryPaid: toTreasury, burned, attempts: 1},
+          args: {id, solver: solver.address, slashed: SOLVER_STAKE, verifierPaid: fee + toWinner, treasuryPaid: toTreasury, burned, fromEscrow: 0n, attempts: 1},
         },
         {eventName: 'TaskReopened', args: {id, claimDeadline: now + defaultTask.claimTimeout}},
         {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: fee}},
@@ -273,8 +291,9 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       assert.equal(await registryRead('totalBurned'), burned)
       assert.equal(await read('totalEscrow'), escrow)
 
-      // Reopened: a fresh Submitted task apart from attempts, escrow and the deadline.
-      const {submittedAt, specHash, claimTimeout, trainingTimeout, verificationTimeout} = verified
+      // Reopened: a fresh Submitted task apart from attempts, escrow and the deadline (the submission's fields stay,
+      // the attempt's price and rewards are cleared until the next claim).
+      const {submittedAt, specHash, claimTimeout, trainingTimeout, verificationTimeout, workUnits, maxSteps, maxPrice, parentId, verifierFeeBps} = verified
       const reopened = await getTask(ctx, id)
       assert.deepEqual(reopened, {
         ...(await freshTask(id)),
@@ -283,9 +302,15 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         claimTimeout,
         trainingTimeout,
         verificationTimeout,
+        workUnits,
+        maxSteps,
+        maxPrice,
+        parentId,
+        verifierFeeBps,
         attempts: 1,
         deadline: now + defaultTask.claimTimeout,
       })
+      assert.equal(reopened.escrow, escrow)
       assert.equal(await wasRejected(id, solver.address), true)
       assert.equal(await wasRejected(id, verifier.address), false)
     })
@@ -324,7 +349,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         expectEvents(settled.events, [
           {
             eventName: 'TaskRejected',
-            args: {id, solver: solver.address, slashed: solverStake, verifierPaid: verifierReward + toWinner, treasuryPaid: toTreasury, burned, attempts: 1},
+            args: {id, solver: solver.address, slashed: solverStake, verifierPaid: verifierReward + toWinner, treasuryPaid: toTreasury, burned, fromEscrow: 0n, attempts: 1},
           },
           {eventName: 'TaskReopened', args: {id, claimDeadline: now + defaultTask.claimTimeout}},
           {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: verifierReward}},
@@ -343,20 +368,22 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       })
     }
 
-    it('S < verifierReward: the stake pays what it can, the escrow the shortfall (in ether); verifierReward stays for the next attempt', async () => {
+    it('S < verifierReward: the stake pays what it can, the escrow the shortfall (in ether, TaskRejected.fromEscrow); the next claim fixes the rewards again', async () => {
       const {submitter, solver, verifier, verifier2, other, treasury} = ctx.actors
       const solverStake = ether('0.2')
       const shortfall = verifierReward - solverStake
       await setParams({solverStake})
-      await registryWrite(ctx, other, 'register', [1], {value: ether('1')})
+      await registerSolver(ctx, other, ether('1'))
       const results: TxResult[] = []
-      const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
+      // Escrowed above the minimum (4 ether, the rest is refunded) so that it still covers both rewards after the shortfall.
+      const escrow = ether('4')
+      const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results, escrow})
       await passWindows(ctx, id)
       const settled = await marketWrite(ctx, other, 'settle', [id])
       results.push(settled)
       const now = await latestTimestamp(ctx)
       expectEvents(settled.events, [
-        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: solverStake, verifierPaid: verifierReward, treasuryPaid: 0n, burned: 0n, attempts: 1}},
+        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: solverStake, verifierPaid: verifierReward, treasuryPaid: 0n, burned: 0n, fromEscrow: shortfall, attempts: 1}},
         {eventName: 'TaskReopened', args: {id, claimDeadline: now + defaultTask.claimTimeout}},
         {eventName: 'Slashed', args: {from: solver.address, to: verifier.address, amount: solverStake}},
         {eventName: 'Unlocked', args: {account: verifier.address, amount: VERIFIER_STAKE}},
@@ -367,13 +394,18 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       ])
       const reopened = await getTask(ctx, id)
       assert.equal(reopened.escrow, escrow - shortfall)
-      assert.equal(reopened.verifierReward, verifierReward)
+      assert.deepEqual([reopened.price, reopened.solverReward, reopened.verifierReward], [0n, 0n, 0n])
       assert.equal(await read('totalEscrow'), escrow - shortfall)
       assert.equal((await stakeOf(ctx, verifier.address)).free, STAKE + solverStake)
       assert.equal((await stakeOf(ctx, treasury.address)).free, 0n)
 
-      // 2.7 ether still covers both rewards: the next attempt is accepted and the refund is what is left.
-      await driveTask(ctx, id, 'Verified', {solver: other, verifier: verifier2, collect: results})
+      // 3.7 ether still covers both rewards: the next attempt is accepted and the refund is what is left.
+      await driveTask(ctx, id, 'Claimed', {solver: other, collect: results})
+      const reclaimed = await getTask(ctx, id)
+      assert.deepEqual([reclaimed.price, reclaimed.solverReward, reclaimed.verifierReward], [defaultTask.price, solverReward, verifierReward])
+      await ctx.test.mine({blocks: 1})
+      results.push(await marketWrite(ctx, other, 'commitProof', commitArgs(id)))
+      await verifyTask(ctx, id, 'Verified', {verifier: verifier2, collect: results})
       await passWindows(ctx, id)
       const accepted = await marketWrite(ctx, ctx.actors.deployer, 'settle', [id])
       results.push(accepted)
@@ -411,7 +443,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         ['TaskRejected', 'TaskReopened', 'Unlocked'],
       )
       expectEvents(settled.events.slice(0, 1), [
-        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: 0n, verifierPaid: verifierReward, treasuryPaid: 0n, burned: 0n, attempts: 1}},
+        {eventName: 'TaskRejected', args: {id, solver: solver.address, slashed: 0n, verifierPaid: verifierReward, treasuryPaid: 0n, burned: 0n, fromEscrow: verifierReward, attempts: 1}},
       ])
       expectNetFlows([settled], [
         [verifier.address, verifierReward],
@@ -442,7 +474,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
     it('the next solver starts on a fresh claim deadline (even past the original one) and, if accepted, the submitter has paid exactly the two rewards', async () => {
       const {submitter, solver, verifier, verifier2, other, treasury} = ctx.actors
-      await registryWrite(ctx, other, 'register', [1], {value: STAKE})
+      await registerSolver(ctx, other, STAKE)
       const results: TxResult[] = []
       const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
       const originalClaimDeadline = (await getTask(ctx, id)).submittedAt + defaultTask.claimTimeout
@@ -515,18 +547,17 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
     it('a task exhausted by shortfalls cannot be claimed, and expires with what is left', async () => {
       const {submitter, verifier, other} = ctx.actors
-      await registryWrite(ctx, other, 'register', [1], {value: STAKE})
-      // verifierReward 1.5 > S = 1: each rejection takes 0.5 ether of escrow; 2 ether no longer covers 0.5 + 1.5.
-      const task = {escrow: ether('2'), solverReward: ether('0.5'), verifierReward: ether('1.5')}
+      await registerSolver(ctx, other, STAKE)
+      // verifierReward 1.5 > S = 1: the rejection takes 0.5 ether of the 9 escrowed; 8.5 no longer covers 7.5 + 1.5.
       const results: TxResult[] = []
-      const id = await taskAt(ctx, 'Verified', {...task, accepted: false, collect: results})
+      const id = await taskAt(ctx, 'Verified', {workUnits: SHORTFALL_TASK.workUnits, accepted: false, collect: results})
       await passWindows(ctx, id)
       results.push(await marketWrite(ctx, other, 'settle', [id]))
-      await expectRevert(marketWrite(ctx, other, 'claimTask', [id, zeroHash]), 'EscrowExhausted', [id, ether('1.5'), ether('2')])
+      await expectRevert(marketWrite(ctx, other, 'claimTask', [id, zeroHash]), 'EscrowExhausted', [id, ether('8.5'), ether('9')])
       await advanceTime(ctx, defaultTask.claimTimeout + 1n)
       const expired = await marketWrite(ctx, other, 'expire', [id])
       results.push(expired)
-      expectEvents(expired.events, [{eventName: 'TaskExpired', args: {id, fromStatus: Status.Submitted, refunded: ether('1.5')}}])
+      expectEvents(expired.events, [{eventName: 'TaskExpired', args: {id, fromStatus: Status.Submitted, refunded: ether('8.5')}}])
       expectNetFlows(results, [
         [submitter.address, -ether('0.5')],
         [verifier.address, ether('0.5')],
@@ -538,7 +569,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
     it('two rejections: attempts counts them and both solvers are barred from the task', async () => {
       const {solver, verifier, verifier2, other} = ctx.actors
-      await registryWrite(ctx, other, 'register', [1], {value: STAKE})
+      await registerSolver(ctx, other, STAKE)
       const id = await taskAt(ctx, 'Verified', {accepted: false})
       await passWindows(ctx, id)
       await marketWrite(ctx, verifier2, 'settle', [id])
@@ -548,7 +579,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       expectEvents(second.events.slice(0, 1), [
         {
           eventName: 'TaskRejected',
-          args: {id, solver: other.address, slashed: SOLVER_STAKE, verifierPaid: ether('0.75'), treasuryPaid: ether('0.15'), burned: ether('0.1'), attempts: 2},
+          args: {id, solver: other.address, slashed: SOLVER_STAKE, verifierPaid: ether('0.75'), treasuryPaid: ether('0.15'), burned: ether('0.1'), fromEscrow: 0n, attempts: 2},
         },
       ])
       assert.equal((await getTask(ctx, id)).attempts, 2)
@@ -561,7 +592,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
     it('a submitter that rejects ether cannot block a rejection: it is paid nothing', async () => {
       const proxy = await deployProxy(ctx, ctx.actors.other)
-      const submitted = await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'submitTask', [defaultTask.specHash, solverReward, verifierReward, 100n, 200n, 300n], escrow)
+      const submitted = await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'submitTask', [defaultTask.specHash, defaultTask.workUnits, defaultTask.maxSteps, defaultTask.maxPrice, 0n], escrow)
       const id = submitted.events.find((event) => event.eventName === 'TaskSubmitted')!.args.id as bigint
       await driveTask(ctx, id, 'Verified', {accepted: false})
       await proxySetAcceptEther(ctx, proxy, false)
@@ -654,27 +685,31 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       assert.equal(await read('totalEscrow'), 0n)
     })
 
-    it('Claimed (no proof in time): escrow refunded, the solver stake slashed with no winner (80% treasury, 20% burned)', async () => {
-      const {submitter, solver, other, treasury} = ctx.actors
+    it('Claimed (no proof in time): a training timeout, not an expiry: 25 % of the solver stake slashed with no winner (80 % of it to the treasury, 20 % burned), the rest unlocked, the escrow kept and the task reopened', async () => {
+      const {solver, other, treasury} = ctx.actors
       const id = await taskAt(ctx, 'Claimed')
       const stakedBefore = await registryRead('totalStaked')
       await advanceTime(ctx, defaultTask.trainingTimeout + 1n)
-      const expired = await marketWrite(ctx, other, 'expire', [id])
-      expectEvents(expired.events, [
-        {eventName: 'TaskExpired', args: {id, fromStatus: Status.Claimed, refunded: escrow}},
-        {eventName: 'StakeSlashed', args: {id, account: solver.address, winner: zeroAddress, amount: SOLVER_STAKE, toWinner: 0n, toTreasury: ether('0.8'), burned: ether('0.2')}},
-        {eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: ether('0.8')}},
-        {eventName: 'Burned', args: {from: solver.address, amount: ether('0.2')}},
+      const timedOut = await marketWrite(ctx, other, 'expire', [id])
+      const now = await latestTimestamp(ctx)
+      const slashed = ether('0.25')
+      expectEvents(timedOut.events, [
+        {eventName: 'ClaimTimedOut', args: {id, solver: solver.address, slashed}},
+        {eventName: 'TaskReopened', args: {id, claimDeadline: now + defaultTask.claimTimeout}},
+        {eventName: 'StakeSlashed', args: {id, account: solver.address, winner: zeroAddress, amount: slashed, toWinner: 0n, toTreasury: ether('0.2'), burned: ether('0.05')}},
+        {eventName: 'Slashed', args: {from: solver.address, to: treasury.address, amount: ether('0.2')}},
+        {eventName: 'Burned', args: {from: solver.address, amount: ether('0.05')}},
+        {eventName: 'Unlocked', args: {account: solver.address, amount: SOLVER_STAKE - slashed}},
       ])
-      expectNetFlows([expired], [
-        [submitter.address, escrow],
-        [ctx.system.market, -escrow],
-      ])
+      expectNetFlows([timedOut], [])
       await expectStakes([
-        [solver.address, STAKE - SOLVER_STAKE, 0n],
-        [treasury.address, ether('0.8'), 0n],
+        [solver.address, STAKE - slashed, 0n],
+        [treasury.address, ether('0.2'), 0n],
       ])
-      assert.equal(await registryRead('totalStaked'), stakedBefore - ether('0.2'))
+      assert.equal(await registryRead('totalStaked'), stakedBefore - ether('0.05'))
+      const task = await getTask(ctx, id)
+      assert.deepEqual([task.status, task.attempts, task.escrow, task.solver], [Status.Submitted, 1, escrow, zeroAddress])
+      assert.equal(await read('totalEscrow'), escrow)
     })
 
     it('Committed (no verifier in time): escrow refunded, the solver stake unlocked', async () => {
@@ -733,7 +768,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
     it('reverts TransferFailed(submitter, escrow) when the submitter rejects the refund', async () => {
       const proxy = await deployProxy(ctx, ctx.actors.other)
-      await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'submitTask', [defaultTask.specHash, 1n, 1n, 100n, 200n, 300n], escrow)
+      await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'submitTask', [defaultTask.specHash, defaultTask.workUnits, defaultTask.maxSteps, defaultTask.maxPrice, 0n], escrow)
       await proxySetAcceptEther(ctx, proxy, false)
       await advanceTime(ctx, 101)
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'expire', [1n]), 'TransferFailed', [proxy.address, escrow])
@@ -748,20 +783,24 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
   it('many tasks at once: totalEscrow is the sum of the live escrows and each task settles independently', async () => {
     const {other} = ctx.actors
-    const a = await taskAt(ctx, 'Verified', {escrow: ether('2')})
+    const a = await taskAt(ctx, 'Verified', {escrow: ether('3')})
     const b = await taskAt(ctx, 'Claimed', {escrow: ether('4'), solver: ctx.actors.solver})
     const {id: c} = await submitTask(ctx, {escrow: ether('7')})
-    assert.equal(await read('totalEscrow'), ether('13'))
+    assert.equal(await read('totalEscrow'), ether('14'))
     await expectStakes([[ctx.actors.solver.address, STAKE - 2n * SOLVER_STAKE, 2n * SOLVER_STAKE]])
     await advanceTime(ctx, defaultTask.trainingTimeout + 1n)
     await passWindows(ctx, a)
     await marketWrite(ctx, other, 'settle', [a])
     assert.equal(await read('totalEscrow'), ether('11'))
+    // b's claim times out: it reopens with its escrow; c was never claimed: it expires.
     await marketWrite(ctx, other, 'expire', [b])
-    assert.equal(await read('totalEscrow'), ether('7'))
+    assert.equal(await read('totalEscrow'), ether('11'))
     await marketWrite(ctx, other, 'expire', [c])
+    assert.equal(await read('totalEscrow'), ether('4'))
+    await advanceTime(ctx, defaultTask.claimTimeout + 1n)
+    await marketWrite(ctx, other, 'expire', [b])
     assert.equal(await read('totalEscrow'), 0n)
-    await expectStakes([[ctx.actors.solver.address, STAKE - SOLVER_STAKE, 0n]])
+    await expectStakes([[ctx.actors.solver.address, STAKE - ether('0.25'), 0n]])
   })
 
   /** getTask of a Submitted task with every attempt field cleared (for comparing a reopened one). */
@@ -775,15 +814,16 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
   }
 })
 
-/** A ProxyActor registered as a solver with 2 ether of stake. */
-async function proxySolver(ctx: Chain): Promise<Proxy> {
+/** A ProxyActor registered as a solver with 2 ether of stake and an offer (`testOffer` unless given). */
+async function proxySolver(ctx: Chain, offer: {ask: bigint; capacity: number} = testOffer): Promise<Proxy> {
   const proxy = await deployProxy(ctx, ctx.actors.other)
   await proxyCall(ctx, proxy, ctx.system.registry, roleRegistryAbi, 'register', [1], parseEther('2'))
+  await proxyCall(ctx, proxy, ctx.system.book, solverBookAbi, 'setOffer', [offer.ask, offer.capacity])
   return proxy
 }
 
-/** Drives a task solved by `proxy` to Verified (accepted). */
-async function proxyTaskAtVerified(ctx: Chain, proxy: Proxy, options: {solverReward?: bigint} = {}): Promise<bigint> {
+/** Drives a task solved by `proxy` to Verified (accepted); it commits the default proof (40 steps). */
+async function proxyTaskAtVerified(ctx: Chain, proxy: Proxy, options: TaskOptions = {}): Promise<bigint> {
   const {id} = await submitTask(ctx, options)
   await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'claimTask', [id, zeroHash])
   await ctx.test.mine({blocks: 1})
@@ -803,8 +843,7 @@ async function proxyVerifier(ctx: Chain): Promise<Proxy> {
 
 /** Drives a SHORTFALL_TASK solved by the solver and verified by `proxy` to Verified (rejected). */
 async function proxyVerifiedRejection(ctx: Chain, proxy: Proxy): Promise<bigint> {
-  const {shortfall: _, ...task} = SHORTFALL_TASK
-  const {id} = await submitTask(ctx, task)
+  const {id} = await submitTask(ctx, {workUnits: SHORTFALL_TASK.workUnits, escrow: SHORTFALL_TASK.escrow})
   await driveTask(ctx, id, 'Committed')
   await ctx.test.mine({blocks: 1})
   await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'claimVerification', [id])

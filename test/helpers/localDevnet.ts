@@ -39,7 +39,7 @@ export async function startLocalDevnet(
     rpcUrl: anvil.rpcUrl,
     chainId: await publicClient.getChainId(),
     deployBlock: deployed.deployBlock,
-    contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game},
+    contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game, book: deployed.book},
     accounts,
     storeDir: path.join(stateDir, 'store'),
     createdAt: new Date().toISOString(),

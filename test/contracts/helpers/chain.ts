@@ -27,7 +27,12 @@ import {
   protocolConfigAbi,
   roleRegistryAbi,
   roleRegistryBytecode,
+  solverBookAbi,
+  solverBookBytecode,
   taskMarketAbi,
+  taskMarketBytecode,
+  taskMarketDisputesAbi,
+  taskMarketDisputesBytecode,
   thresholdRegistryAbi,
 } from '../../../src/chain/generated/index.js'
 
@@ -47,8 +52,8 @@ const DISPUTE_ACTOR_FIRST_INDEX = 30
 
 export type Actor = {name: string; address: Address; wallet: GensynWalletClient}
 /**
- * A registry, its market, its ThresholdRegistry, ProtocolConfig and PinpointGame; `market` is undefined for a
- * bare registry whose market is an EOA, the others when none was deployed with it.
+ * A registry, its market, its ThresholdRegistry, ProtocolConfig, PinpointGame, SolverBook and TaskMarketDisputes;
+ * `market` is undefined for a bare registry whose market is an EOA, the others when none was deployed with it.
  */
 export type System = {
   registry: Address
@@ -56,15 +61,36 @@ export type System = {
   thresholds?: Address | undefined
   config?: Address | undefined
   game?: Address | undefined
+  book?: Address | undefined
+  disputes?: Address | undefined
 }
+
+/**
+ * The market parameters of every test chain unless a test overrides them: the price frozen at 1e13 wei per work
+ * unit (floor = ceiling = initial, so the rewards of a test are exact whatever blocks it mines; the SolverBook
+ * tests move it), and short timeouts: claim 100 s, training 100 + ceil(workUnits / 2500) s (200 s for the
+ * default task's 250,000 work units), verification 300 s.
+ */
+export const TEST_PRICE = 10_000_000_000_000n
+export const testMarketParams = {
+  initialPrice: TEST_PRICE,
+  priceFloor: TEST_PRICE,
+  priceCeiling: TEST_PRICE,
+  claimTimeoutSeconds: 100n,
+  trainingBaseSeconds: 100n,
+  minWorkUnitsPerSecond: 2500n,
+  verificationTimeoutSeconds: 300n,
+} as const
+/** The offer `useChain` lists for its solvers: asks the floor, 100 tasks at once. */
+export const testOffer = {ask: TEST_PRICE, capacity: 100} as const
 
 export type Chain = {
   anvil: Anvil
   publicClient: GensynPublicClient
   test: ReturnType<typeof makeTestClient>
   actors: Record<ActorName, Actor>
-  /** The system deployed in `before` by deployContracts (registry, config, market, thresholds, game, wired). */
-  system: {registry: Address; market: Address; thresholds: Address; config: Address; game: Address}
+  /** The system deployed in `before` by deployContracts (registry, config, book, market, thresholds, game, wired). */
+  system: {registry: Address; market: Address; thresholds: Address; config: Address; game: Address; book: Address; disputes: Address}
   /** The dispute actors (only with `disputeActors: true`). */
   extra: Record<DisputeActorName, Actor>
   params: ResolvedDeployParams
@@ -74,11 +100,17 @@ export type Chain = {
   systems: System[]
   /** Gas used per `contract.function`, recorded by every successful write. */
   gas: Map<string, bigint[]>
+  /** Every account that ever listed an offer (from OfferSet events): the book checks their `active` counts. */
+  offerers: Set<Address>
 }
 
 export type UseChainOptions = {
+  /** Deployment parameters; `market` overrides go over `testMarketParams`. */
   params?: DeployParams
-  /** Register solver (SOLVER) and verifier/verifier2 (VERIFIER) with this much stake each. Default 5 ether. */
+  /**
+   * Register solver (SOLVER, with `testOffer` listed) and verifier/verifier2 (VERIFIER) with this much stake each.
+   * Default 5 ether.
+   */
   stake?: bigint
   /** Also create and register the DISPUTE_ACTOR_NAMES accounts (`ctx.extra`). */
   disputeActors?: boolean
@@ -104,6 +136,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
     const chainId = ctx.anvil.chainId
     ctx.test = makeTestClient(rpcUrl)
     ctx.gas = new Map()
+    ctx.offerers = new Set()
     ctx.tracked = new Set()
     ctx.systems = []
     const actors = {} as Record<ActorName, Actor>
@@ -124,7 +157,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
     const deployed = await deployContracts({
       publicClient: ctx.publicClient,
       walletClient: actors.deployer.wallet,
-      params: {treasury: actors.treasury.address, ...options.params},
+      params: {treasury: actors.treasury.address, ...options.params, market: {...testMarketParams, ...options.params?.market}},
     })
     ctx.system = {
       registry: deployed.registry,
@@ -132,6 +165,8 @@ export function useChain(options: UseChainOptions = {}): Chain {
       thresholds: deployed.thresholds,
       config: deployed.config,
       game: deployed.game,
+      book: deployed.book,
+      disputes: deployed.disputes,
     }
     ctx.params = deployed.params
     ctx.systems.push(ctx.system)
@@ -139,6 +174,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
 
     const stake = options.stake ?? parseEther('5')
     await registryWrite(ctx, actors.solver, 'register', [1], {value: stake})
+    await bookWrite(ctx, actors.solver, 'setOffer', [testOffer.ask, testOffer.capacity])
     await registryWrite(ctx, actors.verifier, 'register', [2], {value: stake})
     await registryWrite(ctx, actors.verifier2, 'register', [2], {value: stake})
 
@@ -153,6 +189,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
         ctx.extra[name] = {name, address: clients.account.address, wallet: clients.walletClient}
         ctx.tracked.add(clients.account.address)
         await registryWrite(ctx, ctx.extra[name], 'register', [name === 'solver2' ? 1 : 4], {value: stake})
+        if (name === 'solver2') await bookWrite(ctx, ctx.extra[name], 'setOffer', [testOffer.ask, testOffer.capacity])
       }
     }
   })
@@ -200,6 +237,28 @@ export async function deployBareRegistry(ctx: Chain, options: {unbondingDelay?: 
   return registry
 }
 
+/**
+ * Deploys a TaskMarket (owner: deployer) with its own SolverBook (wired to it) and TaskMarketDisputes on
+ * `registry` and the shared config, without a game and without wiring the registry to it (`wireRegistry` does),
+ * and checks its invariants from then on.
+ */
+export async function deployMarket(ctx: Chain, registry: Address, options: {wireRegistry?: boolean} = {}): Promise<{market: Address; book: Address; disputes: Address}> {
+  const {deployer, treasury} = ctx.actors
+  const deployed = async (hash: Hex) => getAddress((await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})).contractAddress!)
+  const config = ctx.system.config
+  const book = await deployed(await deployer.wallet.deployContract({abi: solverBookAbi, bytecode: solverBookBytecode, args: [registry, config]}))
+  const disputes = await deployed(
+    await deployer.wallet.deployContract({abi: taskMarketDisputesAbi, bytecode: taskMarketDisputesBytecode, args: [registry, treasury.address, config, book]}),
+  )
+  const market = await deployed(
+    await deployer.wallet.deployContract({abi: taskMarketAbi, bytecode: taskMarketBytecode, args: [registry, treasury.address, config, book, disputes]}),
+  )
+  ctx.systems.push({registry, market, book, disputes})
+  await write(ctx, deployer, book, solverBookAbi, 'setMarket', [market])
+  if (options.wireRegistry) await registryWrite(ctx, deployer, 'setMarket', [market], {address: registry})
+  return {market, book, disputes}
+}
+
 // ------------------------------------------------------------------ writes with conservation checks
 
 type WriteFunction<abi extends Abi> = ContractFunctionName<abi, 'nonpayable' | 'payable'>
@@ -216,21 +275,36 @@ export type TxResult = {
    * flows of this transaction alone. Their sum is zero (checked).
    */
   flows: Map<Address, bigint>
+  /** The events of every contract but the SolverBook's (the market's tests check the market's events). */
   events: Event[]
+  /** Every event, the SolverBook's included (the book's tests check these). */
+  allEvents: Event[]
 }
 
 const allErrorsAbi = [
   ...taskMarketAbi,
-  ...[...roleRegistryAbi, ...protocolConfigAbi, ...pinpointGameAbi].filter((item) => item.type === 'error'),
+  ...[...roleRegistryAbi, ...protocolConfigAbi, ...pinpointGameAbi, ...solverBookAbi, ...taskMarketDisputesAbi].filter(
+    (item) => item.type === 'error' && !taskMarketAbi.some((known) => known.type === 'error' && known.name === item.name),
+  ),
 ] as const
-/** Every event the deployed contracts emit, for parsing receipts. */
-const allEventsAbi = [...roleRegistryAbi, ...taskMarketAbi, ...thresholdRegistryAbi, ...protocolConfigAbi, ...pinpointGameAbi] as const
+/** Every event the deployed contracts emit, for parsing receipts (the SolverBook's MarketSet is the registry's shape). */
+const allEventsAbi = [
+  ...roleRegistryAbi,
+  ...taskMarketAbi,
+  ...thresholdRegistryAbi,
+  ...protocolConfigAbi,
+  ...pinpointGameAbi,
+  ...solverBookAbi.filter((item) => item.type === 'event' && item.name !== 'MarketSet'),
+] as const
+/** The events only a SolverBook emits: TxResult.events leaves them out (allEvents has them). */
+export const BOOK_EVENTS: ReadonlySet<string> = new Set(solverBookAbi.filter((item) => item.type === 'event' && item.name !== 'MarketSet').map((item) => item.name))
 const contractNames = new Map<Abi, string>([
   [roleRegistryAbi, 'RoleRegistry'],
   [taskMarketAbi, 'TaskMarket'],
   [thresholdRegistryAbi, 'ThresholdRegistry'],
   [protocolConfigAbi, 'ProtocolConfig'],
   [pinpointGameAbi, 'PinpointGame'],
+  [solverBookAbi, 'SolverBook'],
 ])
 
 export function registryWrite<fn extends WriteFunction<typeof roleRegistryAbi>>(
@@ -271,6 +345,16 @@ export function gameWrite<fn extends WriteFunction<typeof pinpointGameAbi>>(
   options: WriteOptions = {},
 ): Promise<TxResult> {
   return write(ctx, actor, options.address ?? ctx.system.game, pinpointGameAbi, functionName, args as readonly unknown[], options)
+}
+
+export function bookWrite<fn extends WriteFunction<typeof solverBookAbi>>(
+  ctx: Chain,
+  actor: Actor,
+  functionName: fn,
+  args: WriteArgs<typeof solverBookAbi, fn>,
+  options: WriteOptions = {},
+): Promise<TxResult> {
+  return write(ctx, actor, options.address ?? ctx.system.book, solverBookAbi, functionName, args as readonly unknown[], options)
 }
 
 export function marketWrite<fn extends WriteFunction<typeof taskMarketAbi>>(
@@ -325,16 +409,20 @@ export async function write(
     const key = `${contractNames.get(abi) ?? 'other'}.${functionName}`
     ctx.gas.set(key, [...(ctx.gas.get(key) ?? []), receipt.gasUsed])
   }
-  const events = parseEventLogs({abi: allEventsAbi, logs: receipt.logs}).map((log) => ({
+  const allEvents = parseEventLogs({abi: allEventsAbi, logs: receipt.logs}).map((log) => ({
     eventName: log.eventName,
     address: getAddress(log.address),
     args: log.args as unknown as Record<string, unknown>,
   }))
-  return {receipt, gasPaid, flows, events}
+  for (const event of allEvents) if (event.eventName === 'OfferSet') ctx.offerers.add(getAddress(event.args.solver as Address))
+  const events = allEvents.filter((event) => !BOOK_EVENTS.has(event.eventName))
+  return {receipt, gasPaid, flows, events, allEvents}
 }
 
 function systemContracts(system: System): Address[] {
-  return [system.registry, system.market, system.thresholds, system.config, system.game].filter((a): a is Address => a !== undefined)
+  return [system.registry, system.market, system.thresholds, system.config, system.game, system.book, system.disputes].filter(
+    (a): a is Address => a !== undefined,
+  )
 }
 
 async function balances(ctx: Chain, accounts: Address[]): Promise<Map<Address, bigint>> {
@@ -344,16 +432,18 @@ async function balances(ctx: Chain, accounts: Address[]): Promise<Map<Address, b
 
 /**
  * Registry balance == totalStaked + totalBurned, totalStaked == the sum of tracked stakes; market balance ==
- * totalEscrow + jackpot; a ThresholdRegistry, ProtocolConfig and PinpointGame hold no ether.
+ * totalEscrow + jackpot; a ThresholdRegistry, ProtocolConfig, PinpointGame, SolverBook and TaskMarketDisputes hold
+ * no ether; the book's demand is the number of the market's live tasks (Submitted to Verified) and each tracked
+ * solver's `active` the number of its claims (Claimed to Verified).
  */
 export async function checkInvariants(ctx: Chain): Promise<void> {
-  for (const {registry, market, thresholds, config, game} of ctx.systems) {
+  for (const {registry, market, thresholds, config, game, book, disputes} of ctx.systems) {
     const registryRead = (functionName: 'totalStaked' | 'totalBurned') =>
       ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName})
     const marketRead = (functionName: 'totalEscrow' | 'jackpot') =>
       market ? ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName}) : Promise.resolve(0n)
     const [idle, registryBalance, totalStaked, totalBurned, marketBalance, totalEscrow, jackpot, ...stakes] = await Promise.all([
-      Promise.all([thresholds, config, game].map((address) => (address ? ctx.publicClient.getBalance({address}) : 0n))),
+      Promise.all([thresholds, config, game, book, disputes].map((address) => (address ? ctx.publicClient.getBalance({address}) : 0n))),
       ctx.publicClient.getBalance({address: registry}),
       registryRead('totalStaked'),
       registryRead('totalBurned'),
@@ -366,9 +456,36 @@ export async function checkInvariants(ctx: Chain): Promise<void> {
     ])
     assert.equal(totalStaked + totalBurned, registryBalance, `registry ${registry}: totalStaked + totalBurned != balance`)
     assert.equal(totalEscrow + jackpot, marketBalance, `market ${market ?? '(none)'}: totalEscrow + jackpot != balance`)
-    assert.deepEqual(idle, [0n, 0n, 0n], `thresholds/config/game of ${registry} hold ether`)
+    assert.deepEqual(idle, [0n, 0n, 0n, 0n, 0n], `thresholds/config/game/book/disputes of ${registry} hold ether`)
     const summed = (stakes as (readonly [bigint, bigint, bigint, bigint])[]).reduce((sum, [free, locked, unbonding]) => sum + free + locked + unbonding, 0n)
     assert.equal(summed, totalStaked, `registry ${registry}: tracked stakes sum to ${summed}, totalStaked is ${totalStaked}`)
+    if (market && book) await checkBook(ctx, market, book)
+  }
+}
+
+const LIVE = new Set([1, 2, 3, 4, 5])
+const HELD = new Set([2, 3, 4, 5])
+
+/**
+ * The book counts what the market holds: demand == live tasks, and the `active` count of every account that holds
+ * a task or ever listed an offer == its claims.
+ */
+async function checkBook(ctx: Chain, market: Address, book: Address): Promise<void> {
+  const [count, demand] = await Promise.all([
+    ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'taskCount'}),
+    ctx.publicClient.readContract({address: book, abi: solverBookAbi, functionName: 'demand'}),
+  ])
+  const tasks = await Promise.all(
+    Array.from({length: Number(count)}, (_, i) => ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [BigInt(i + 1)]})),
+  )
+  assert.equal(demand, BigInt(tasks.filter((t) => LIVE.has(t.status)).length), `book ${book}: demand != live tasks of ${market}`)
+  const held = new Map<Address, number>()
+  for (const t of tasks) if (HELD.has(t.status)) held.set(getAddress(t.solver), (held.get(getAddress(t.solver)) ?? 0) + 1)
+  const accounts = [...new Set([...ctx.offerers, ...held.keys()])]
+  const offers = await Promise.all(accounts.map((account) => ctx.publicClient.readContract({address: book, abi: solverBookAbi, functionName: 'offerOf', args: [account]})))
+  for (const [i, account] of accounts.entries()) {
+    const holds = held.get(getAddress(account)) ?? 0
+    assert.equal(offers[i]!.active, holds, `book ${book}: ${account} is active in ${offers[i]!.active} tasks, holds ${holds}`)
   }
 }
 

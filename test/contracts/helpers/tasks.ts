@@ -2,9 +2,10 @@ import assert from 'node:assert/strict'
 
 import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getAddress, type Hex, keccak256, parseEther, stringToHex, zeroHash} from 'viem'
 
-import {roleRegistryAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
+import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
 import {merkleProof, merkleRoot} from '../../../src/pol/merkle.js'
-import {type Actor, type Chain, getTask, marketWrite, type TxResult, write} from './chain.js'
+import type {MarketParams, WorkTableParams} from '../../../src/chain/deployContracts.js'
+import {type Actor, bookWrite, type Chain, configWrite, getTask, marketWrite, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
 
 /** TaskMarket.Status, in declaration order. */
@@ -15,11 +16,29 @@ export const Outcome = {None: 0, ProverWon: 1, ChallengerWon: 2, BothWrong: 3, V
 
 export const label = (text: string): Hex => keccak256(stringToHex(text))
 
+/** What `submitTask` sends: the spec, its work units and steps, the most the submitter pays per work unit, its parent. */
+export type Submission = {specHash: Hex; workUnits: bigint; maxSteps: bigint; maxPrice: bigint; parentId: bigint; escrow: bigint}
+
+/** ceil(workUnits * maxPrice * (10000 + feeBps) / 10000): the escrow a submission needs (docs/market.md, 2). */
+export const escrowOf = (workUnits: bigint, maxPrice: bigint, feeBps = 2000n): bigint => (workUnits * maxPrice * (10000n + feeBps) + 9999n) / 10000n
+
+/**
+ * The default task of the market tests: 250,000 work units over 40 steps (the default proof's) at the test chain's
+ * frozen price of 1e13 wei per work unit (useChain's `testMarketParams`), escrow exactly the 3 ether the default
+ * verifier fee (2000 bps) asks; the rest of the object is what the chain then records: rewards of 2.5 and 0.5 ether
+ * for the whole range, and the timeouts (claim 100 s, training 100 + 250000 / 2500 = 200 s, verification 300 s).
+ */
 export const defaultTask = {
   specHash: label('spec: mnist mlp'),
+  workUnits: 250_000n,
+  maxSteps: 40n,
+  maxPrice: TEST_PRICE,
+  parentId: 0n,
   escrow: parseEther('3'),
-  solverReward: parseEther('1.5'),
+  price: TEST_PRICE,
+  solverReward: parseEther('2.5'),
   verifierReward: parseEther('0.5'),
+  verifierFeeBps: 2000,
   claimTimeout: 100n,
   trainingTimeout: 200n,
   verificationTimeout: 300n,
@@ -53,6 +72,9 @@ export const clearedAttempt = {
   solver: zeroAddress,
   verifier: zeroAddress,
   accepted: false,
+  price: 0n,
+  solverReward: 0n,
+  verifierReward: 0n,
   commitBlock: 0n,
   checkpointCount: 0,
   proofRoot: zeroHash,
@@ -116,15 +138,26 @@ export function disputeArgs(id: bigint, p: Proof, segment: number) {
   return [id, s.startHash, s.startProof, s.endHash, s.endProof] as const
 }
 
-export type TaskOptions = Partial<typeof defaultTask> & {submitter?: Actor; market?: Address}
+/**
+ * A submission's fields (default `defaultTask`'s). Changing workUnits or maxPrice without an escrow sends
+ * `escrowOf(workUnits, maxPrice)`.
+ */
+export type TaskOptions = Partial<Submission> & {submitter?: Actor; market?: Address}
+
+/** submitTask(...) arguments and value for `options` over `defaultTask`. */
+export function submission(options: Partial<Submission> = {}): Submission {
+  const t = {...defaultTask, ...options}
+  const sized = options.workUnits !== undefined || options.maxPrice !== undefined
+  return {...t, escrow: options.escrow ?? (sized ? escrowOf(t.workUnits, t.maxPrice) : t.escrow)}
+}
 
 export async function submitTask(ctx: Chain, options: TaskOptions = {}): Promise<{id: bigint; result: TxResult}> {
-  const t = {...defaultTask, ...options}
+  const t = submission(options)
   const result = await marketWrite(
     ctx,
     options.submitter ?? ctx.actors.submitter,
     'submitTask',
-    [t.specHash, t.solverReward, t.verifierReward, t.claimTimeout, t.trainingTimeout, t.verificationTimeout],
+    [t.specHash, t.workUnits, t.maxSteps, t.maxPrice, t.parentId],
     {value: t.escrow, address: options.market},
   )
   const submitted = result.events.find((event) => event.eventName === 'TaskSubmitted')
@@ -150,6 +183,8 @@ export type DriveOptions = {
   /** A rejection's segment and replay hash (default `rejection`). */
   segment?: number
   replayHash?: Hex
+  /** A child task's stacking arguments (default none). */
+  start?: Start
 }
 
 /**
@@ -164,9 +199,61 @@ export async function taskAt(ctx: Chain, stage: Stage, options: TaskOptions & Dr
   return id
 }
 
-/** commitProof(...) arguments for `published`, sealing `honest` with `secret`. */
-export function commitArgs(id: bigint, published: Proof = proof, honest: Proof = published, secret: Hex = defaultSecret) {
-  return [id, published.root, published.manifest, published.count, published.interval, published.totalSteps, sealOf(honest, secret)] as const
+/** A child task's stacking arguments: its first checkpoint and the Merkle proofs against both roots. */
+export type Start = {checkpoint: Hex; proof: Hex[]; parentFinalProof: Hex[]}
+export const noStart: Start = {checkpoint: zeroHash, proof: [], parentFinalProof: []}
+
+/** The honest stacking of `child` on `parent`: `child`'s checkpoint 0 is `parent`'s last checkpoint. */
+export function startOf(parent: Proof, child: Proof): Start {
+  return {checkpoint: child.checkpoints[0]!, proof: merkleProof(child.checkpoints, 0), parentFinalProof: merkleProof(parent.checkpoints, parent.count - 1)}
+}
+
+/** A proof that continues `parent`: its checkpoint 0 is `parent`'s last, the rest named after `name`. */
+export function childProof(parent: Proof, name: string, options: {count?: number; interval?: bigint; totalSteps?: bigint} = {}): Proof {
+  const base = makeProof(name, options)
+  const checkpoints = [parent.checkpoints[parent.count - 1]!, ...base.checkpoints.slice(1)]
+  return {...base, checkpoints, root: merkleRoot(checkpoints)}
+}
+
+/** commitProof(...) arguments for `published`, sealing `honest` with `secret`; `start` for a task with a parent. */
+export function commitArgs(id: bigint, published: Proof = proof, honest: Proof = published, secret: Hex = defaultSecret, start: Start = noStart) {
+  return [
+    id,
+    published.root,
+    published.manifest,
+    published.count,
+    published.interval,
+    published.totalSteps,
+    sealOf(honest, secret),
+    start.checkpoint,
+    start.proof,
+    start.parentFinalProof,
+  ] as const
+}
+
+/** Sets the market parameters to the test chain's (`ctx.params.market`) with `change` over them. */
+export async function setMarket(ctx: Chain, change: Partial<MarketParams>): Promise<TxResult> {
+  return configWrite(ctx, ctx.actors.deployer, 'setMarketParams', [{...ctx.params.market, ...change}])
+}
+
+/** Sets the work table to the test chain's (`ctx.params.workTable`) with `change` over it. */
+export async function setWorkTable(ctx: Chain, change: Partial<WorkTableParams>): Promise<TxResult> {
+  return configWrite(ctx, ctx.actors.deployer, 'setWorkTable', [{...ctx.params.workTable, ...change}])
+}
+
+/**
+ * Registers `actor` as a solver with `stake` and lists `testOffer` (or `offer`) in the book, so it can claim.
+ * `registry`/`book` for a system other than `ctx.system`.
+ */
+export async function registerSolver(
+  ctx: Chain,
+  actor: Actor,
+  stake: bigint,
+  options: {registry?: Address; book?: Address; offer?: {ask: bigint; capacity: number}} = {},
+): Promise<void> {
+  await registryWrite(ctx, actor, 'register', [1], {value: stake, address: options.registry})
+  const offer = options.offer ?? testOffer
+  await bookWrite(ctx, actor, 'setOffer', [offer.ask, offer.capacity], {address: options.book})
 }
 
 /** postVerdict(...) arguments: an acceptance passes segment 0 and a zero hash, a rejection `rejection`'s. */
@@ -196,7 +283,7 @@ export async function driveTask(ctx: Chain, id: bigint, stage: Stage, options: D
   if (stage === 'Claimed') return
   await ctx.test.mine({blocks: 1})
   const published = options.published ?? proof
-  results.push(await marketWrite(ctx, solver, 'commitProof', commitArgs(id, published, options.honest ?? published, secret), {address}))
+  results.push(await marketWrite(ctx, solver, 'commitProof', commitArgs(id, published, options.honest ?? published, secret, options.start), {address}))
   if (stage === 'Committed') return
   await verifyTask(ctx, id, stage, options)
 }
@@ -254,7 +341,7 @@ export async function proxyCall(
   ctx: Chain,
   proxy: Proxy,
   target: Address,
-  abi: typeof taskMarketAbi | typeof roleRegistryAbi,
+  abi: typeof taskMarketAbi | typeof roleRegistryAbi | typeof solverBookAbi,
   functionName: string,
   args: readonly unknown[],
   value = 0n,

@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.24;
+
+import {RoleRegistry, SOLVER_ROLE, VERIFIER_ROLE, WHISTLEBLOWER_ROLE} from "./RoleRegistry.sol";
+import {ProtocolConfig, Params, MarketParams} from "./ProtocolConfig.sol";
+import {IPinpointGame} from "./IPinpointGame.sol";
+import {ProofMerkle} from "./ProofMerkle.sol";
+import {SolverBook} from "./SolverBook.sol";
+
+/// @title TaskMarketBase
+/// @notice What TaskMarket and TaskMarketDisputes share: the task model, errors, events, state and internal
+///         helpers. TaskMarket runs TaskMarketDisputes' code on its own storage (DELEGATECALL), so both must have
+///         exactly this storage layout: neither declares a state variable of its own (immutables live in code).
+/// @dev See TaskMarket for the rules of money, deadlines and payments.
+abstract contract TaskMarketBase {
+    enum Status {
+        None,
+        Submitted,
+        Claimed,
+        Committed,
+        Verifying,
+        Verified,
+        Settled,
+        Expired
+    }
+
+    enum ChallengeState {
+        Queued,
+        Playing,
+        Done
+    }
+
+    /// @dev `escrow` is the ether held for the task: msg.value at submission, less any verifier-fee shortfall
+    ///      paid out on a rejection. `attempts` counts the times the task reopened. A reopening clears every
+    ///      field of the attempt (solver, verifier, secret, price and rewards, proof, verdict, stakes, disputes);
+    ///      a return to Committed (forced-error reveal, a won or void rejection dispute) clears the verification
+    ///      fields only. `deadline` is the current stage's (seconds), and the settlement time once Settled.
+    struct Task {
+        address submitter;
+        address solver;
+        address verifier;
+        Status status;
+        bool accepted;
+        uint32 attempts;
+        bytes32 specHash;
+        uint256 escrow;
+        /// the task's estimated work (docs/market.md, section 1) and the steps of its range
+        uint64 workUnits;
+        uint64 maxSteps;
+        /// ProtocolConfig.marketParams().verifierFeeBps at the submission (the escrow covers this fee)
+        uint16 verifierFeeBps;
+        /// the most the submitter pays per work unit, and the price fixed at the claim (0 before it)
+        uint256 maxPrice;
+        uint256 price;
+        /// the task whose final checkpoint this one starts from (0: none)
+        uint256 parentId;
+        /// price * workUnits * totalSteps / maxSteps and verifierFeeBps of it: set at the claim for the whole
+        /// range, recomputed at the commit for the steps trained
+        uint256 solverReward;
+        uint256 verifierReward;
+        uint64 claimTimeout;
+        uint64 trainingTimeout;
+        uint64 verificationTimeout;
+        uint64 deadline;
+        uint64 submittedAt;
+        uint64 commitBlock;
+        uint32 checkpointCount;
+        bytes32 proofRoot;
+        bytes32 manifestHash;
+        /// blockhash(commitBlock + 1): picks the segments a verifier replays
+        bytes32 randomness;
+        bytes32 reportHash;
+        /// the verdict's largest normalized distance, 1e18-scaled
+        uint256 distance;
+        /// keccak256(abi.encode(secret)), committed at claimTask
+        bytes32 secretHash;
+        /// blockhash(claimBlock + 1), fixed at commitProof: with the secret it tosses the forced-error coin
+        bytes32 seed;
+        /// keccak256(abi.encode(honestRoot, honestManifestHash, secret))
+        bytes32 sealedHonest;
+        uint64 claimBlock;
+        uint64 checkpointInterval;
+        uint64 totalSteps;
+        /// ProtocolConfig.forcedErrorBps at the claim (the coin's odds for this attempt)
+        uint16 forcedErrorBps;
+        bool forcedRevealed;
+        uint64 verdictBlock;
+        uint64 challengeEndBlock;
+        uint64 revealEndBlock;
+        /// a rejection's failed segment and the verifier's replayed end hash
+        uint32 rejectSegment;
+        /// the solver filed a dispute of the rejection (played at settle)
+        bool disputeFiled;
+        /// index of the next whistleblower challenge to play (or the one playing)
+        uint8 nextChallenge;
+        bytes32 rejectReplayHash;
+        /// the committed checkpoints around the rejected segment (proven by disputeRejection)
+        bytes32 rejectStartHash;
+        bytes32 rejectEndHash;
+        uint256 solverLocked;
+        uint256 verifierLocked;
+        /// the PinpointGame dispute being played (0: none)
+        uint256 activeDispute;
+    }
+
+    struct Challenge {
+        address whistleblower;
+        uint32 segment;
+        ChallengeState state;
+        IPinpointGame.Outcome outcome;
+        /// the whistleblower's replayed end hash of the segment
+        bytes32 claimedEndHash;
+        /// the committed checkpoints `segment` and `segment + 1`
+        bytes32 startHash;
+        bytes32 endHash;
+        /// challengeDeposit locked for this challenge
+        uint256 deposit;
+        uint256 disputeId;
+    }
+
+    uint256 internal constant BPS = 10000;
+
+    // ---------------------------------------------------------------- errors
+    error ZeroAddress();
+    error ZeroAmount();
+    error NotOwner(address caller);
+    error GameAlreadySet();
+    error GameNotSet();
+    error InsufficientEscrow(uint256 provided, uint256 required);
+    error ZeroSpecHash();
+    error ForeignParent(uint256 parentId, address caller);
+    error ParentNotSettled(uint256 id, uint256 parentId);
+    error ParentStoppedEarly(uint256 id, uint256 parentId);
+    error TaskNotFound(uint256 id);
+    error InvalidStatus(uint256 id, Status current);
+    error NotRegistered(address account, uint8 role);
+    error DeadlinePassed(uint256 id, uint64 deadline);
+    error NotSolver(uint256 id, address caller);
+    error ZeroProofRoot();
+    error InvalidSchedule(uint32 checkpointCount, uint64 checkpointInterval, uint64 totalSteps);
+    error SolverCannotVerify(uint256 id);
+    error RandomnessNotReady(uint256 id, uint64 readyAtBlock);
+    error NotVerifier(uint256 id, address caller);
+    error VerifierBarred(uint256 id, address verifier);
+    error InvalidRejectionClaim(uint256 id);
+    error DeadlineNotReached(uint256 id, uint64 deadline);
+    error NotExpirable(uint256 id, Status current);
+    error SolverRejected(uint256 id, address solver);
+    error EscrowExhausted(uint256 id, uint256 escrow, uint256 required);
+    error TransferFailed(address to, uint256 amount);
+    error WrongVerdict(uint256 id, bool accepted);
+    error PartyCannotChallenge(uint256 id, address caller);
+    error ChallengeWindowClosed(uint256 id, uint64 endBlock);
+    error InvalidChallengeClaim(uint256 id);
+    error InvalidSegment(uint256 id, uint32 segment);
+    error InvalidMerkleProof(uint256 id, uint256 index);
+    error ChallengeQueueFull(uint256 id, uint8 maxChallengers);
+    error AlreadyChallenged(uint256 id, address whistleblower);
+    error DisputeAlreadyFiled(uint256 id);
+    error OutsideRevealWindow(uint256 id, uint64 fromBlock, uint64 toBlock);
+    error AlreadyRevealed(uint256 id);
+    error InvalidSecret(uint256 id);
+    error NotForcedError(uint256 id);
+    error SealMismatch(uint256 id);
+    error HonestRootUnchanged(uint256 id);
+    error SettlementNotReady(uint256 id, uint64 afterBlock);
+    error DisputeInProgress(uint256 id, uint256 disputeId);
+    error TooManyCatchers(uint256 n);
+    error DisputesMismatch(address disputes);
+    // Declared again here (same signatures as RoleRegistry's) so that this contract's ABI can decode the
+    // registry errors that bubble up through the calls that lock, unlock, slash or burn stake.
+    error InsufficientFreeStake(uint256 available, uint256 requested);
+    error InsufficientLockedStake(uint256 locked, uint256 requested);
+    error NotMarket();
+    // Likewise the SolverBook's (submission terms and claims).
+    error NotListed(address solver);
+    error AtCapacity(address solver, uint32 capacity);
+    error AskAbovePrice(address solver, uint256 ask, uint256 price);
+    error PriceAboveMax(uint256 price, uint256 maxPrice);
+    error InvalidWorkUnits(uint64 workUnits, uint64 maxWorkUnits);
+    error InvalidMaxSteps(uint64 maxSteps, uint64 limit);
+    error MaxPriceBelowFloor(uint256 maxPrice, uint256 priceFloor);
+    error InvalidTimeout();
+
+    // ---------------------------------------------------------------- events
+    event GameSet(address game);
+    event TaskSubmitted(
+        uint256 indexed id,
+        address indexed submitter,
+        bytes32 specHash,
+        uint256 escrow,
+        uint64 workUnits,
+        uint64 maxSteps,
+        uint256 maxPrice,
+        uint256 parentId
+    );
+    /// @param stake the solver stake locked (snapshot of ProtocolConfig.solverStake)
+    /// @param price the SolverBook's price at the claim (wei per work unit), fixed for this attempt
+    event TaskClaimed(uint256 indexed id, address indexed solver, bytes32 secretHash, uint256 stake, uint256 price);
+    /// @notice A claimed task passed its training deadline without a proof: `slashed` of the solver's locked stake
+    ///         (timeoutSlashBps) was slashed with no winner, the rest unlocked; the task reopens (TaskReopened).
+    event ClaimTimedOut(uint256 indexed id, address indexed solver, uint256 slashed);
+    event ProofCommitted(
+        uint256 indexed id,
+        bytes32 proofRoot,
+        bytes32 manifestHash,
+        uint32 checkpointCount,
+        uint64 checkpointInterval,
+        uint64 totalSteps,
+        bytes32 seed
+    );
+    /// @param stake the verifier stake locked (snapshot of ProtocolConfig.verifierStake)
+    event VerificationClaimed(uint256 indexed id, address indexed verifier, bytes32 randomness, uint256 stake);
+    /// @param distance largest normalized distance measured, scaled by 1e18 (0: every replay matched bit for bit)
+    /// @param segment, replayHash a rejection's failed segment and the verifier's replayed end hash (0 if accepted)
+    event VerdictPosted(
+        uint256 indexed id,
+        address indexed verifier,
+        bool accepted,
+        bytes32 reportHash,
+        uint256 distance,
+        uint32 segment,
+        bytes32 replayHash,
+        uint64 challengeEndBlock,
+        uint64 revealEndBlock
+    );
+    event ChallengeQueued(
+        uint256 indexed id, address indexed whistleblower, uint256 index, uint32 segment, bytes32 claimedEndHash
+    );
+    event RejectionDisputed(uint256 indexed id, address indexed solver);
+    /// @param catchers the verifier if it rejected, else the queued whistleblowers, in order
+    /// @param paidEach each catcher's jackpot share (paid into its registry stake)
+    event ForcedErrorRevealed(uint256 indexed id, address[] catchers, uint256[] paidEach);
+    event DisputeStarted(uint256 indexed id, uint256 indexed disputeId, address prover, address challenger);
+    /// @param solverSlashed, verifierSlashed, depositSlashed the stakes this outcome slashed (0 when none)
+    event DisputeResolved(
+        uint256 indexed id,
+        uint256 indexed disputeId,
+        IPinpointGame.Outcome outcome,
+        uint256 solverSlashed,
+        uint256 verifierSlashed,
+        uint256 depositSlashed
+    );
+    /// @notice A locked stake of `account` was slashed: `toWinner` to `winner`'s free stake (0 and winner 0 when
+    ///         there is none), `toTreasury` to the treasury's, `burned` burned in the registry.
+    event StakeSlashed(
+        uint256 indexed id,
+        address indexed account,
+        address indexed winner,
+        uint256 amount,
+        uint256 toWinner,
+        uint256 toTreasury,
+        uint256 burned
+    );
+    event JackpotFunded(address indexed from, uint256 amount, uint256 jackpot);
+    /// @notice An accepted settlement (`accepted` is always true). `tax` is both fees' tax, added to the jackpot.
+    event TaskSettled(
+        uint256 indexed id, bool accepted, uint256 solverPaid, uint256 verifierPaid, uint256 refunded, uint256 tax
+    );
+    /// @param slashed the solver's locked stake
+    /// @param verifierPaid the fee (from the stake, and from the escrow for any shortfall) plus the winner share
+    /// @param treasuryPaid, burned the rest of the slashed stake
+    /// @param fromEscrow the part of the fee the escrow paid (the shortfall of the stake), in ether
+    event TaskRejected(
+        uint256 indexed id,
+        address indexed solver,
+        uint256 slashed,
+        uint256 verifierPaid,
+        uint256 treasuryPaid,
+        uint256 burned,
+        uint256 fromEscrow,
+        uint32 attempts
+    );
+    event TaskReopened(uint256 indexed id, uint64 claimDeadline);
+    /// @notice The task is Committed again for a fresh verification of (`proofRoot`, `manifestHash`).
+    event VerificationReopened(uint256 indexed id, bytes32 proofRoot, bytes32 manifestHash, uint64 deadline);
+    event VerifierExcluded(uint256 indexed id, address indexed verifier);
+    event TaskExpired(uint256 indexed id, Status fromStatus, uint256 refunded);
+
+    // ---------------------------------------------------------------- state
+    RoleRegistry public immutable registry;
+    ProtocolConfig public immutable config;
+    address public immutable treasury;
+    address public immutable owner;
+    /// @notice The posted price, the solvers' offers and the submission terms (its market must be this one).
+    SolverBook public immutable book;
+    IPinpointGame public game;
+
+    uint256 public taskCount;
+    uint256 public totalEscrow;
+    uint256 public jackpot;
+
+    mapping(uint256 => Task) internal _tasks;
+    mapping(uint256 => Challenge[]) internal _challenges;
+    /// @dev task id => solver => rejected on that task (then barred from claiming it again).
+    mapping(uint256 => mapping(address => bool)) internal _rejected;
+    /// @dev task id => verifier => barred from verifying that task.
+    mapping(uint256 => mapping(address => bool)) internal _barred;
+
+    constructor(address registry_, address treasury_, address config_, address book_) {
+        if (registry_ == address(0) || treasury_ == address(0) || config_ == address(0) || book_ == address(0)) {
+            revert ZeroAddress();
+        }
+        registry = RoleRegistry(registry_);
+        treasury = treasury_;
+        config = ProtocolConfig(config_);
+        book = SolverBook(book_);
+        owner = msg.sender;
+    }
+
+    // ---------------------------------------------------------------- internals: outcomes
+
+    /// @dev Outcome of whistleblower challenge `nextChallenge` (prover: solver, challenger: whistleblower).
+    function _applyChallengeOutcome(uint256 id, Task storage t, uint256 disputeId, IPinpointGame.Outcome outcome)
+        internal
+    {
+        Challenge[] storage queue = _challenges[id];
+        uint256 index = t.nextChallenge;
+        Challenge storage c = queue[index];
+        address whistleblower = c.whistleblower;
+        uint256 deposit = c.deposit;
+        c.state = ChallengeState.Done;
+        c.outcome = outcome;
+        t.nextChallenge = uint8(index + 1);
+
+        if (outcome == IPinpointGame.Outcome.ProverWon) {
+            emit DisputeResolved(id, disputeId, outcome, 0, 0, deposit);
+            _slash(id, whistleblower, deposit, t.solver);
+        } else if (outcome == IPinpointGame.Outcome.Void) {
+            emit DisputeResolved(id, disputeId, outcome, 0, 0, 0);
+            registry.unlock(whistleblower, deposit);
+        } else {
+            _proofWrong(id, t, disputeId, outcome, index);
+        }
+    }
+
+    /// @dev ChallengerWon or BothWrong on challenge `index`: the accepted proof is wrong. The solver and the
+    ///      verifier that accepted it are slashed (winner: the whistleblower) and barred, the task reopens; the
+    ///      whistleblower's deposit is unlocked (slashed, no winner, on BothWrong) and every later queued
+    ///      whistleblower gets its deposit back.
+    function _proofWrong(uint256 id, Task storage t, uint256 disputeId, IPinpointGame.Outcome outcome, uint256 index)
+        internal
+    {
+        bool bothWrong = outcome == IPinpointGame.Outcome.BothWrong;
+        (address[] memory whistleblowers, uint256[] memory deposits) = _queuedFrom(id, index);
+        address solver = t.solver;
+        address verifier = t.verifier;
+        uint256 solverLocked = t.solverLocked;
+        uint256 verifierLocked = t.verifierLocked;
+        _rejected[id][solver] = true;
+        _bar(id, verifier);
+        emit DisputeResolved(id, disputeId, outcome, solverLocked, verifierLocked, bothWrong ? deposits[0] : 0);
+        _reopen(id, t);
+
+        _slash(id, solver, solverLocked, whistleblowers[0]);
+        _slash(id, verifier, verifierLocked, whistleblowers[0]);
+        if (bothWrong) _slash(id, whistleblowers[0], deposits[0], address(0));
+        else registry.unlock(whistleblowers[0], deposits[0]);
+        for (uint256 j = 1; j < whistleblowers.length; j++) {
+            registry.unlock(whistleblowers[j], deposits[j]);
+        }
+    }
+
+    /// @dev The whistleblowers and deposits of challenges `index..` of the task's queue.
+    function _queuedFrom(uint256 id, uint256 index)
+        internal
+        view
+        returns (address[] memory whistleblowers, uint256[] memory deposits)
+    {
+        Challenge[] storage queue = _challenges[id];
+        uint256 n = queue.length - index;
+        whistleblowers = new address[](n);
+        deposits = new uint256[](n);
+        for (uint256 j = 0; j < n; j++) {
+            whistleblowers[j] = queue[index + j].whistleblower;
+            deposits[j] = queue[index + j].deposit;
+        }
+    }
+
+    /// @dev Outcome of the solver's dispute of a rejection (prover: solver, challenger: verifier).
+    function _applyRejectionOutcome(uint256 id, Task storage t, uint256 disputeId, IPinpointGame.Outcome outcome)
+        internal
+    {
+        address verifier = t.verifier;
+        uint256 verifierLocked = t.verifierLocked;
+        if (outcome == IPinpointGame.Outcome.ChallengerWon) {
+            emit DisputeResolved(id, disputeId, outcome, t.solverLocked, 0, 0);
+            _reject(id, t, true);
+        } else if (outcome == IPinpointGame.Outcome.BothWrong) {
+            emit DisputeResolved(id, disputeId, outcome, t.solverLocked, verifierLocked, 0);
+            _reject(id, t, false);
+        } else {
+            // ProverWon (the verifier's stake goes to the solver) or Void (nobody is slashed): the proof is
+            // verified again by someone else.
+            bool proverWon = outcome == IPinpointGame.Outcome.ProverWon;
+            address solver = t.solver;
+            emit DisputeResolved(id, disputeId, outcome, 0, proverWon ? verifierLocked : 0, 0);
+            _bar(id, verifier);
+            _backToCommitted(id, t);
+            if (proverWon) _slash(id, verifier, verifierLocked, solver);
+            else registry.unlock(verifier, verifierLocked);
+        }
+    }
+
+    // ---------------------------------------------------------------- internals: money
+
+    /// @dev Who caught a forced error: the verifier if it rejected, else the queued whistleblowers (with their
+    ///      deposits, which are empty for the verifier).
+    function _catchers(uint256 id, Task storage t)
+        internal
+        view
+        returns (address[] memory catchers, uint256[] memory deposits)
+    {
+        if (!t.accepted) {
+            catchers = new address[](1);
+            catchers[0] = t.verifier;
+            return (catchers, deposits);
+        }
+        Challenge[] storage queue = _challenges[id];
+        uint256 queued = queue.length;
+        catchers = new address[](queued);
+        deposits = new uint256[](queued);
+        for (uint256 i = 0; i < queued; i++) {
+            catchers[i] = queue[i].whistleblower;
+            deposits[i] = queue[i].deposit;
+        }
+    }
+
+    /// @dev Takes the shares of `min(jackpotCap, jackpot)` for `n` catchers out of the jackpot.
+    function _payJackpot(uint256 n) internal returns (uint256[] memory paid) {
+        uint256 cap = config.params().jackpotCap;
+        uint256 available = jackpot;
+        paid = _jackpotShares(cap < available ? cap : available, n);
+        uint256 total = 0;
+        for (uint256 i = 0; i < n; i++) {
+            total += paid[i];
+        }
+        jackpot = available - total;
+    }
+
+    /// @dev Accepted and undisputed (or every challenge lost): both fees less tax, the rest to the submitter.
+    function _settleAccepted(uint256 id, Task storage t) internal {
+        address solver = t.solver;
+        address verifier = t.verifier;
+        uint256 taxBps = config.params().taxBps;
+        uint256 solverTax = t.solverReward * taxBps / BPS;
+        uint256 verifierTax = t.verifierReward * taxBps / BPS;
+        uint256 solverPaid = t.solverReward - solverTax;
+        uint256 verifierPaid = t.verifierReward - verifierTax;
+        // No underflow: claimTask only lets a solver in while escrow >= solverReward + verifierReward for the whole
+        // range, the commit only lowers them, and the escrow does not change between a claim and its settlement.
+        uint256 refunded = t.escrow - t.solverReward - t.verifierReward;
+
+        t.status = Status.Settled;
+        // The settlement time: a child's claim deadline counts from it.
+        t.deadline = uint64(block.timestamp);
+        totalEscrow -= t.escrow;
+        jackpot += solverTax + verifierTax;
+        emit TaskSettled(id, true, solverPaid, verifierPaid, refunded, solverTax + verifierTax);
+
+        book.onRelease(solver, true);
+        registry.unlock(solver, t.solverLocked);
+        registry.unlock(verifier, t.verifierLocked);
+
+        _pay(solver, solverPaid);
+        _pay(verifier, verifierPaid);
+        _pay(t.submitter, refunded);
+    }
+
+    /// @dev The rejection split: the solver's locked stake S pays the verifier's fee first (fee = min(S,
+    ///      verifierReward); a shortfall verifierReward - S comes from the escrow in ether), then the rest of S is
+    ///      slashed with the verifier as winner (`verifierHonest`) or no winner, in which case the verifier gets
+    ///      no winner share and its own stake is slashed (no winner) instead of unlocked. The solver is barred
+    ///      from the task, which reopens.
+    function _reject(uint256 id, Task storage t, bool verifierHonest) internal {
+        address solver = t.solver;
+        address verifier = t.verifier;
+        uint256 slashed = t.solverLocked;
+        uint256 verifierLocked = t.verifierLocked;
+        uint256 reward = t.verifierReward;
+        uint256 fee = slashed < reward ? slashed : reward;
+
+        _rejected[id][solver] = true;
+        if (reward != fee) {
+            // No underflow: escrow >= solverReward + verifierReward >= shortfall (checked at claim).
+            t.escrow -= reward - fee;
+            totalEscrow -= reward - fee;
+        }
+        _emitRejected(id, t, fee, verifierHonest);
+        _reopen(id, t);
+
+        if (fee != 0) registry.slash(solver, fee, verifier);
+        _slash(id, solver, slashed - fee, verifierHonest ? verifier : address(0));
+        if (verifierHonest) registry.unlock(verifier, verifierLocked);
+        else _slash(id, verifier, verifierLocked, address(0));
+
+        _pay(verifier, reward - fee);
+    }
+
+    /// @dev TaskRejected for the task's current attempt, whose fee `fee` came from the stake (the rest of the
+    ///      verifier's reward from the escrow).
+    function _emitRejected(uint256 id, Task storage t, uint256 fee, bool hasWinner) internal {
+        uint256 slashed = t.solverLocked;
+        uint256 reward = t.verifierReward;
+        (uint256 toWinner, uint256 toTreasury, uint256 burned) = _split(slashed - fee, hasWinner);
+        emit TaskRejected(id, t.solver, slashed, reward + toWinner, toTreasury, burned, reward - fee, t.attempts + 1);
+    }
+
+    /// @dev Slashes `amount` of `account`'s locked stake: the winner share to `winner` (the treasury when there
+    ///      is no winner), the treasury share to the treasury, the rest (rounding included) burned.
+    function _slash(uint256 id, address account, uint256 amount, address winner) internal {
+        if (amount == 0) return;
+        (uint256 toWinner, uint256 toTreasury, uint256 burned) = _split(amount, winner != address(0));
+        emit StakeSlashed(id, account, winner, amount, toWinner, toTreasury, burned);
+        if (toWinner != 0) registry.slash(account, toWinner, winner);
+        if (toTreasury != 0) registry.slash(account, toTreasury, treasury);
+        if (burned != 0) registry.burn(account, burned);
+    }
+
+    function _split(uint256 amount, bool hasWinner)
+        internal
+        view
+        returns (uint256 toWinner, uint256 toTreasury, uint256 burned)
+    {
+        Params memory p = config.params();
+        toWinner = amount * p.slashWinnerBps / BPS;
+        toTreasury = amount * p.slashTreasuryBps / BPS;
+        burned = amount - toWinner - toTreasury;
+        if (!hasWinner) {
+            toTreasury += toWinner;
+            toWinner = 0;
+        }
+    }
+
+    /// @notice Jackpot shares of `payout` among `n` catchers: catcher i gets `payout * 2^(n-1-i) / (2^n - 1)`
+    ///         (rounded down; the remainder stays in the jackpot). `n` <= 255.
+    function _jackpotShares(uint256 payout, uint256 n) internal pure returns (uint256[] memory shares) {
+        if (n > 255) revert TooManyCatchers(n);
+        shares = new uint256[](n);
+        if (n == 0) return shares;
+        uint256 denominator = (uint256(1) << n) - 1;
+        for (uint256 i = 0; i < n; i++) {
+            shares[i] = _mulDiv(payout, uint256(1) << (n - 1 - i), denominator);
+        }
+    }
+
+    // ---------------------------------------------------------------- internals: task state
+
+    /// @dev Opens a game over `segment` (prover: the solver) and records it as the task's active dispute.
+    function _openGame(
+        uint256 id,
+        Task storage t,
+        address challenger,
+        bool openerIsProver,
+        address excluded,
+        uint32 segment,
+        bytes32 startHash,
+        bytes32 proverEndHash,
+        bytes32 challengerEndHash
+    ) internal returns (uint256 disputeId) {
+        IPinpointGame g = game;
+        if (address(g) == address(0)) revert GameNotSet();
+        uint256 interval = t.checkpointInterval;
+        uint256 end = (uint256(segment) + 1) * interval;
+        if (end > t.totalSteps) end = t.totalSteps;
+        disputeId = g.open(
+            id,
+            t.solver,
+            challenger,
+            openerIsProver,
+            excluded,
+            uint64(segment * interval),
+            uint64(end),
+            startHash,
+            proverEndHash,
+            challengerEndHash
+        );
+        t.activeDispute = disputeId;
+        emit DisputeStarted(id, disputeId, t.solver, challenger);
+    }
+
+    /// @dev Back to Submitted for another solver: the solver's slot in the book is released (not done), every
+    ///      field of the attempt is cleared (price and rewards included), the submission's are kept (escrow too).
+    function _reopen(uint256 id, Task storage t) internal {
+        book.onRelease(t.solver, false);
+        Task memory kept = t;
+        uint64 claimDeadline = _after(kept.claimTimeout);
+        delete _tasks[id];
+        t.submitter = kept.submitter;
+        t.status = Status.Submitted;
+        t.attempts = kept.attempts + 1;
+        t.specHash = kept.specHash;
+        t.escrow = kept.escrow;
+        t.workUnits = kept.workUnits;
+        t.maxSteps = kept.maxSteps;
+        t.verifierFeeBps = kept.verifierFeeBps;
+        t.maxPrice = kept.maxPrice;
+        t.parentId = kept.parentId;
+        t.claimTimeout = kept.claimTimeout;
+        t.trainingTimeout = kept.trainingTimeout;
+        t.verificationTimeout = kept.verificationTimeout;
+        t.submittedAt = kept.submittedAt;
+        t.deadline = claimDeadline;
+        delete _challenges[id];
+        emit TaskReopened(id, claimDeadline);
+    }
+
+    /// @dev Back to Committed (the solver's claim, secret, proof and stake stay) for a fresh verification.
+    function _backToCommitted(uint256 id, Task storage t) internal {
+        uint64 deadline = _after(t.verificationTimeout);
+        t.status = Status.Committed;
+        t.verifier = address(0);
+        t.accepted = false;
+        t.commitBlock = uint64(block.number);
+        t.deadline = deadline;
+        t.randomness = bytes32(0);
+        t.reportHash = bytes32(0);
+        t.distance = 0;
+        t.verdictBlock = 0;
+        t.challengeEndBlock = 0;
+        t.revealEndBlock = 0;
+        t.rejectSegment = 0;
+        t.disputeFiled = false;
+        t.nextChallenge = 0;
+        t.rejectReplayHash = bytes32(0);
+        t.rejectStartHash = bytes32(0);
+        t.rejectEndHash = bytes32(0);
+        t.verifierLocked = 0;
+        t.activeDispute = 0;
+        delete _challenges[id];
+        emit VerificationReopened(id, t.proofRoot, t.manifestHash, deadline);
+    }
+
+    function _bar(uint256 id, address verifier) internal {
+        _barred[id][verifier] = true;
+        emit VerifierExcluded(id, verifier);
+    }
+
+    // ---------------------------------------------------------------- internals: checks
+
+    /// @dev Merkle proofs that `startHash`/`endHash` are checkpoints `segment`/`segment + 1` of `proofRoot`.
+    function _checkSegment(
+        uint256 id,
+        Task storage t,
+        uint32 segment,
+        bytes32 startHash,
+        bytes32[] calldata startProof,
+        bytes32 endHash,
+        bytes32[] calldata endProof
+    ) internal view {
+        uint256 count = t.checkpointCount;
+        if (uint256(segment) + 1 >= count) revert InvalidSegment(id, segment);
+        bytes32 root = t.proofRoot;
+        if (!ProofMerkle.verify(root, startHash, segment, count, startProof)) revert InvalidMerkleProof(id, segment);
+        if (!ProofMerkle.verify(root, endHash, uint256(segment) + 1, count, endProof)) {
+            revert InvalidMerkleProof(id, uint256(segment) + 1);
+        }
+    }
+
+    /// @dev Stacking: `startCheckpoint` is checkpoint 0 of the proof being committed and the last checkpoint of the
+    ///      parent's accepted proof (Merkle proofs against both roots).
+    function _checkStart(
+        uint256 id,
+        uint256 parentId,
+        bytes32 proofRoot,
+        uint32 checkpointCount,
+        bytes32 startCheckpoint,
+        bytes32[] calldata startProof,
+        bytes32[] calldata parentFinalProof
+    ) internal view {
+        if (!ProofMerkle.verify(proofRoot, startCheckpoint, 0, checkpointCount, startProof)) revert InvalidMerkleProof(id, 0);
+        Task storage parent = _tasks[parentId];
+        uint256 count = parent.checkpointCount;
+        if (!ProofMerkle.verify(parent.proofRoot, startCheckpoint, count - 1, count, parentFinalProof)) {
+            revert InvalidMerkleProof(parentId, count - 1);
+        }
+    }
+
+    /// @dev Until when a Submitted task may be claimed (and from when it may expire): its deadline; for a task with
+    ///      a parent, type(uint64).max while the parent is live, 0 once the parent expired or stopped early, and
+    ///      max(deadline, the parent's settlement + claimTimeout) once it settled with its whole range.
+    function _claimDeadline(Task storage t) internal view returns (uint64) {
+        uint64 deadline = t.deadline;
+        uint256 parentId = t.parentId;
+        if (parentId == 0) return deadline;
+        Task storage parent = _tasks[parentId];
+        Status s = parent.status;
+        if (s == Status.Expired || (s == Status.Settled && parent.totalSteps != parent.maxSteps)) return 0;
+        if (s != Status.Settled) return type(uint64).max;
+        uint64 opened = parent.deadline + t.claimTimeout;
+        return opened > deadline ? opened : deadline;
+    }
+
+    function _requireChallengeWindow(uint256 id, Task storage t) internal view {
+        if (block.number > t.challengeEndBlock) revert ChallengeWindowClosed(id, t.challengeEndBlock);
+    }
+
+    /// @dev blockhash(claimBlock + 1), or past 256 blocks the fallback claimVerification uses.
+    function _seed(uint256 id, Task storage t) internal view returns (bytes32 seed) {
+        uint256 seedBlock = uint256(t.claimBlock) + 1;
+        if (block.number <= seedBlock) revert RandomnessNotReady(id, uint64(seedBlock + 1));
+        seed = blockhash(seedBlock);
+        if (seed == bytes32(0)) seed = keccak256(abi.encode(id, blockhash(block.number - 1)));
+    }
+
+    function _isForced(bytes32 secret, bytes32 seed, uint16 forcedErrorBps) internal pure returns (bool) {
+        return uint256(keccak256(abi.encode(secret, seed))) % BPS < forcedErrorBps;
+    }
+
+    function _task(uint256 id) internal view returns (Task storage t) {
+        if (id == 0 || id > taskCount) revert TaskNotFound(id);
+        return _tasks[id];
+    }
+
+    function _requireStatus(uint256 id, Task storage t, Status expected) internal view {
+        if (t.status != expected) revert InvalidStatus(id, t.status);
+    }
+
+    function _requireRole(uint8 role) internal view {
+        if (!registry.hasRoles(msg.sender, role)) revert NotRegistered(msg.sender, role);
+    }
+
+    function _requireBeforeDeadline(uint256 id, Task storage t) internal view {
+        if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
+    }
+
+    /// @dev Timeouts are at most ProtocolConfig.MAX_TIMEOUT, so this cannot overflow uint64 for the lifetime of any
+    ///      chain.
+    function _after(uint64 duration) internal view returns (uint64) {
+        return uint64(block.timestamp) + duration;
+    }
+
+    /// @dev Push payment after all effects; zero amounts are skipped.
+    function _pay(address to, uint256 amount) internal {
+        if (amount == 0) return;
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert TransferFailed(to, amount);
+    }
+
+    /// @dev floor(x * y / denominator) with a 512-bit intermediate product (Remco Bloemen's method, as in
+    ///      OpenZeppelin's Math.mulDiv, MIT). The caller guarantees the result fits (here it is <= x).
+    function _mulDiv(uint256 x, uint256 y, uint256 denominator) internal pure returns (uint256 result) {
+        unchecked {
+            uint256 prod0 = x * y;
+            uint256 prod1;
+            assembly {
+                let mm := mulmod(x, y, not(0))
+                prod1 := sub(sub(mm, prod0), lt(mm, prod0))
+            }
+            if (prod1 == 0) return prod0 / denominator;
+            uint256 remainder;
+            assembly {
+                remainder := mulmod(x, y, denominator)
+                prod1 := sub(prod1, gt(remainder, prod0))
+                prod0 := sub(prod0, remainder)
+            }
+            uint256 twos = denominator & (0 - denominator);
+            assembly {
+                denominator := div(denominator, twos)
+                prod0 := div(prod0, twos)
+                twos := add(div(sub(0, twos), twos), 1)
+            }
+            prod0 |= prod1 * twos;
+            uint256 inverse = (3 * denominator) ^ 2;
+            inverse *= 2 - denominator * inverse;
+            inverse *= 2 - denominator * inverse;
+            inverse *= 2 - denominator * inverse;
+            inverse *= 2 - denominator * inverse;
+            inverse *= 2 - denominator * inverse;
+            inverse *= 2 - denominator * inverse;
+            result = prod0 * inverse;
+        }
+    }
+}
