@@ -175,13 +175,29 @@ describe('verifier strategies and rejection claims (real anvil, real training an
 })
 
 describe('onchainScheduleProblem', () => {
-  it("names the first on-chain schedule field that is not the job's", async () => {
+  it("names the first on-chain schedule field that is not the task's", async () => {
     const spec = await loadJobSpec(smokeMlp)
     const good = {checkpointInterval: 50n, totalSteps: 200n, checkpointCount: 5}
     assert.equal(onchainScheduleProblem(good, spec), undefined)
     assert.equal(onchainScheduleProblem({...good, checkpointInterval: 40n}, spec), "on-chain checkpointInterval: expected 50 (the job's), got 40")
-    assert.equal(onchainScheduleProblem({...good, totalSteps: 199n}, spec), "on-chain totalSteps: expected 200 (the job's), got 199")
-    assert.equal(onchainScheduleProblem({...good, checkpointCount: 6}, spec), "on-chain checkpointCount: expected 5 (the job's), got 6")
+    assert.equal(onchainScheduleProblem({...good, totalSteps: 199n}, spec), "on-chain totalSteps: expected 200 (the task's steps from 0), got 199")
+    assert.equal(onchainScheduleProblem({...good, checkpointCount: 6}, spec), 'on-chain checkpointCount: expected 5 (for 200 steps), got 6')
+  })
+
+  it("counts a split task's steps from its range start, and an early stop's up to the proof's last checkpoint", async () => {
+    const job = await loadJobSpec(smokeMlp)
+    // smoke-mlp: 200 steps, interval 50; task 1 of 2 trains steps 100-200
+    const second = {...job, split: {tasks: 2, index: 1}}
+    const good = {checkpointInterval: 50n, totalSteps: 100n, checkpointCount: 3}
+    assert.equal(onchainScheduleProblem(good, second), undefined)
+    assert.equal(onchainScheduleProblem({...good, totalSteps: 200n, checkpointCount: 5}, second), "on-chain totalSteps: expected 100 (the task's steps from 100), got 200")
+    const stopping = {...second, training: {...second.training, stopAt: {testAccuracy: 0.9}}}
+    const stoppedAt150 = {checkpoints: [{step: 100, hash: zeroHash}, {step: 150, hash: zeroHash}]}
+    assert.equal(onchainScheduleProblem({...good, totalSteps: 50n, checkpointCount: 2}, stopping, stoppedAt150), undefined)
+    assert.equal(onchainScheduleProblem(good, stopping, stoppedAt150), "on-chain totalSteps: expected 50 (the proof's steps from 100), got 100")
+    assert.equal(onchainScheduleProblem({...good, totalSteps: 50n}, stopping, stoppedAt150), 'on-chain checkpointCount: expected 2 (for 50 steps), got 3')
+    assert.equal(onchainScheduleProblem({...good, totalSteps: 50n, checkpointCount: 2}, stopping), undefined, 'without the manifest any checkpoint of the range may end it')
+    assert.equal(onchainScheduleProblem({...good, totalSteps: 70n, checkpointCount: 3}, stopping), "on-chain totalSteps: expected one of 50, 100 (the task's steps from 100), got 70")
   })
 })
 

@@ -5,8 +5,9 @@ import {taskMarketAbi} from '../chain/generated/index.js'
 import {createDisputeAgent, type DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import {type RuntimeId, runtimeIdString, sameRuntime, selectBackend} from '../ml/backend/index.js'
 import type {JobSpec} from '../ml/spec/index.js'
-import {checkpointSchedule} from '../ml/train/index.js'
+import {checkpointSchedule, taskStepRange} from '../ml/train/index.js'
 import {
+  finalCheckpointOf,
   type ProfileResult,
   type ProofManifest,
   replaySegment,
@@ -20,6 +21,7 @@ import {verdictDistance} from '../pol/verdictDistance.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert, toProtocolError} from '../protocol/errors.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
+import {getTask} from '../protocol/getTask.js'
 import {claimVerification, postVerdict, type SettleOutcome} from '../protocol/marketActions.js'
 import {getThreshold, modelClassOf, runtimeClassOf} from '../protocol/postProfile.js'
 import type {Task} from '../protocol/types.js'
@@ -201,6 +203,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
 
   async function decideByReplay(task: Task, spec: JobSpec, randomness: Hex, thresholds: Thresholds | undefined): Promise<Decision | undefined> {
     const report = await verifyProof({
+      startCheckpoint: await parentFinalCheckpoint(task),
       mode,
       thresholds,
       spec,
@@ -219,7 +222,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       emit({type: 'inconclusive', taskId: task.id, reason: report.reason ?? 'runtime unavailable'})
       return undefined
     }
-    const scheduleProblem = onchainScheduleProblem(task, spec)
+    const scheduleProblem = onchainScheduleProblem(task, spec, await manifestOf(task.manifestHash))
     const distance = verdictDistance(report)
     if (report.accepted && !scheduleProblem) return {report, accepted: true, distance, segment: 0, replayHash: zeroHash, replayed: true}
     const reason = report.accepted ? scheduleProblem : report.reason
@@ -229,27 +232,38 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
 
   /**
    * What a rejection claims on chain: the segment that failed and the end hash the replay gave, which the
-   * solver may contest in the pinpoint game. The first failed replay when there is one. A proof rejected by
-   * an earlier check (initial weights, schedule) is replayed until a sampled segment fails, so the claim is
-   * one the game can decide; only when every replay matches does it name segment 0 with the report's own
-   * hash (docs/adversaries.md: such a rejection is right, but the game cannot uphold it).
+   * solver may contest in the pinpoint game. The first failed replay when there is one. A proof that broke the
+   * early-stop rule (every replay matched) names the last segment and its replay (docs/market.md, "Known
+   * limits": the game cannot see the rule). A proof rejected by an earlier check (initial weights, schedule) is
+   * replayed until a sampled segment fails, so the claim is one the game can decide; only when every replay
+   * matches does it name segment 0 with the report's own hash (docs/adversaries.md: such a rejection is right,
+   * but the game cannot uphold it).
    */
   async function rejectionClaim(task: Task, spec: JobSpec, randomness: Hex, report: VerificationReport, thresholds: Thresholds | undefined): Promise<{segment: number; replayHash: Hex}> {
     const failed = report.segments.find((segment) => !segment.match)
     if (failed) return {segment: failed.segment, replayHash: failed.actual}
-    let manifest: ProofManifest
-    try {
-      manifest = await connection.store.getJson<ProofManifest>(task.manifestHash)
-    } catch {
-      return fallbackClaim(report)
-    }
-    // The on-chain schedule is the one the game plays: segment s spans [s * interval, min((s + 1) * interval, totalSteps)].
+    const manifest = await manifestOf(task.manifestHash)
+    if (!manifest) return fallbackClaim(report)
+    // The on-chain schedule is the one the game plays: segment s spans [s * interval, min((s + 1) * interval, totalSteps)]
+    // of the task's steps, which are the job's steps from the task's range start on (a split task's are not from 0).
+    const start = taskStepRange(spec).start
     const onchain = manifest.checkpoints.map((checkpoint, index) => ({
       hash: checkpoint.hash,
-      step: index === manifest.checkpoints.length - 1 ? Number(task.totalSteps) : Math.min(index * Number(task.checkpointInterval), Number(task.totalSteps)),
+      step: start + (index === manifest.checkpoints.length - 1 ? Number(task.totalSteps) : Math.min(index * Number(task.checkpointInterval), Number(task.totalSteps))),
     }))
     const relabelled: ProofManifest = {...manifest, checkpoints: onchain}
     const segmentCount = onchain.length - 1
+    if (report.checks.stopRule === 'fail' && segmentCount >= 1) {
+      const last = segmentCount - 1
+      const replayed = report.segments.find((segment) => segment.segment === last)
+      if (replayed) return {segment: last, replayHash: replayed.actual}
+      try {
+        const replay = await replaySegment({spec, store: connection.store, manifest: relabelled, segment: last, backend: options.backend, mode, thresholds})
+        return {segment: last, replayHash: replay.actual}
+      } catch {
+        return fallbackClaim(report)
+      }
+    }
     const sampled = segmentCount < 1 ? [] : selectSegments({randomness, segmentCount, count: Math.min(spec.verification.segments, segmentCount)})
     const candidates = [...new Set([...sampled, 0, segmentCount - 1])].filter((segment) => segment >= 0 && segment < segmentCount)
     for (const segment of candidates) {
@@ -265,6 +279,27 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
 
   function fallbackClaim(report: VerificationReport): {segment: number; replayHash: Hex} {
     return {segment: 0, replayHash: reportDigest(report)}
+  }
+
+  /**
+   * A split task's start: the final checkpoint of its parent's accepted proof (the contract proves the same at
+   * commit; this is a second line with a clear message). Undefined for a task without a parent, or when the
+   * parent's manifest cannot be read (then only the start's step is checked).
+   */
+  async function parentFinalCheckpoint(task: Task): Promise<Hex | undefined> {
+    if (task.parentId === 0n) return undefined
+    const parent = await getTask(connection, task.parentId)
+    const manifest = await manifestOf(parent.manifestHash)
+    return manifest && manifest.checkpoints.length > 0 ? finalCheckpointOf(manifest).hash : undefined
+  }
+
+  /** A proof manifest from the store, or undefined when it is missing or not JSON (verifyProof then rejects the proof). */
+  async function manifestOf(manifestHash: Hex): Promise<ProofManifest | undefined> {
+    try {
+      return await connection.store.getJson<ProofManifest>(manifestHash)
+    } catch {
+      return undefined
+    }
   }
 
   /** A verifier whose verdict was overturned (or that accepted a revealed forced error) may not verify the task again. */
@@ -294,17 +329,31 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
 }
 
 /**
- * The on-chain schedule (checkpointInterval, totalSteps, checkpointCount) must be the job's: the dispute game
- * plays segments by the on-chain numbers, so a proof whose manifest (checked against the spec by verifyProof)
- * disagrees with them is rejected.
+ * The on-chain schedule (checkpointInterval, totalSteps, checkpointCount) must be the proof's: the dispute game
+ * plays segments by the on-chain numbers (checkpoint s is the state after absolute step start + min(s * interval,
+ * totalSteps), start = the task's range start), and the market pays by totalSteps, so a commit whose numbers
+ * disagree with the manifest (checked against the spec by verifyProof) is rejected. totalSteps is the steps the
+ * task performed: its whole range (end - start), or, with `training.stopAt`, up to the checkpoint where the
+ * proof stopped (the manifest's last step - start; without a manifest, any checkpoint of the range).
  */
-export function onchainScheduleProblem(task: Pick<Task, 'checkpointInterval' | 'totalSteps' | 'checkpointCount'>, spec: JobSpec): string | undefined {
-  const expected = {checkpointInterval: BigInt(spec.proof.checkpointInterval), totalSteps: BigInt(spec.training.steps), checkpointCount: checkpointSchedule(spec).length}
-  if (task.checkpointInterval !== expected.checkpointInterval)
-    return `on-chain checkpointInterval: expected ${expected.checkpointInterval} (the job's), got ${task.checkpointInterval}`
-  if (task.totalSteps !== expected.totalSteps) return `on-chain totalSteps: expected ${expected.totalSteps} (the job's), got ${task.totalSteps}`
-  if (task.checkpointCount !== expected.checkpointCount)
-    return `on-chain checkpointCount: expected ${expected.checkpointCount} (the job's), got ${task.checkpointCount}`
+export function onchainScheduleProblem(
+  task: Pick<Task, 'checkpointInterval' | 'totalSteps' | 'checkpointCount'>,
+  spec: JobSpec,
+  manifest?: Pick<ProofManifest, 'checkpoints'> | undefined,
+): string | undefined {
+  const {start, end} = taskStepRange(spec)
+  const schedule = checkpointSchedule(spec)
+  const interval = BigInt(spec.proof.checkpointInterval)
+  if (task.checkpointInterval !== interval) return `on-chain checkpointInterval: expected ${interval} (the job's), got ${task.checkpointInterval}`
+  const last = manifest?.checkpoints.at(-1)?.step
+  const allowed =
+    last !== undefined ? [last - start] : spec.training.stopAt === undefined ? [end - start] : schedule.slice(1).map((step) => step - start)
+  if (!allowed.some((steps) => BigInt(steps) === task.totalSteps)) {
+    const expected = allowed.length === 1 ? `${allowed[0]}` : `one of ${allowed.join(', ')}`
+    return `on-chain totalSteps: expected ${expected} (the ${last !== undefined ? "proof's" : "task's"} steps from ${start}), got ${task.totalSteps}`
+  }
+  const count = schedule.filter((step) => step - start <= Number(task.totalSteps)).length
+  if (task.checkpointCount !== count) return `on-chain checkpointCount: expected ${count} (for ${task.totalSteps} steps), got ${task.checkpointCount}`
   return undefined
 }
 

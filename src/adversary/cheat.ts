@@ -4,6 +4,7 @@ import {datasetHash} from '../ml/data/datasetHash.js'
 import {canonicalSpecBytes} from '../ml/spec/canonicalSpecBytes.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {specHash} from '../ml/spec/specHash.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {trainJob, type CheckpointRef, type TrainResult} from '../ml/train/trainJob.js'
 import type {ProofManifest} from '../pol/manifest.js'
 import {merkleRoot} from '../pol/merkle.js'
@@ -32,6 +33,8 @@ export type CheatParameters = {
   seed?: number | undefined
   /** copy only: the manifest hash of the proof to present (its blobs must be in `store`). */
   copyFrom?: Hex | undefined
+  /** A split task's start: its parent's final checkpoint, as trainJob's `start` (required when the task's range starts above 0). */
+  start?: {hash: Hex} | undefined
   /** After each training step actually run: its step count and batch loss (forces a device read per step). */
   onStep?: ((step: number, loss: number) => void) | undefined
   /** After each committed checkpoint is stored, in step order; awaited. */
@@ -41,7 +44,7 @@ export type CheatParameters = {
 
 export type CheatResult = TrainResult & {
   strategy: StrategyName
-  /** Training steps actually run / the job's steps (copy from an existing proof: 0). */
+  /** Training steps actually run / the task's steps (copy from an existing proof: 0). */
   computeFraction: number
   /** Segment indices whose committed end checkpoint is not what an honest replay of the segment gives. */
   fakedSegments: number[]
@@ -86,8 +89,8 @@ export async function cheat(parameters: CheatParameters): Promise<CheatResult> {
   const strategy = validate(parameters)
   const {spec, store} = parameters
   if (strategy === 'honest') {
-    const {backend, wasmVariant, onStep, onCheckpoint, signal} = parameters
-    const result = await trainJob({spec, store, backend, wasmVariant, onStep, onCheckpoint, signal})
+    const {backend, wasmVariant, onStep, onCheckpoint, signal, start} = parameters
+    const result = await trainJob({spec, store, backend, wasmVariant, onStep, onCheckpoint, signal, start})
     return {...result, strategy, computeFraction: 1, fakedSegments: []}
   }
   await store.put(canonicalSpecBytes(spec))
@@ -98,6 +101,7 @@ export async function cheat(parameters: CheatParameters): Promise<CheatResult> {
     wasmVariant: parameters.wasmVariant,
     seed: parameters.seed ?? 0,
     copyFrom: parameters.copyFrom,
+    start: parameters.start,
     onStep: parameters.onStep,
     onCheckpoint: parameters.onCheckpoint,
     signal: parameters.signal,
@@ -112,6 +116,8 @@ export async function cheat(parameters: CheatParameters): Promise<CheatResult> {
     merkleRoot: merkleRoot(outcome.checkpoints.map((c) => c.hash)),
   }
   const manifestHash = await store.putJson(manifest)
+  const range = taskStepRange(spec)
+  const last = outcome.checkpoints.at(-1)?.step ?? range.start
   return {
     checkpoints: outcome.checkpoints,
     manifest,
@@ -121,7 +127,11 @@ export async function cheat(parameters: CheatParameters): Promise<CheatResult> {
     finalLoss: outcome.finalLoss,
     seconds: (performance.now() - started) / 1000,
     strategy,
-    computeFraction: outcome.trainedSteps / spec.training.steps,
+    // a cheater never stops early: it ignores training.stopAt (the verifier's stop-rule check catches that)
+    totalSteps: last - range.start,
+    stoppedEarly: last < range.end,
+    accuracies: [],
+    computeFraction: outcome.trainedSteps / (range.end - range.start),
     fakedSegments: outcome.fakedSegments,
   }
 }

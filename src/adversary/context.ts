@@ -2,10 +2,10 @@ import type {Hex} from 'viem'
 import type {BackendName, RuntimeId, WasmVariant} from '../ml/backend/runtimeId.js'
 import {selectBackend} from '../ml/backend/selectBackend.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
-import {initialCheckpoint} from '../ml/checkpoint/initialCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {TrainingAbortedError} from '../ml/train/errors.js'
+import {startCheckpoint} from '../ml/train/startCheckpoint.js'
 import type {CheckpointRef} from '../ml/train/trainJob.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
 import type {ProofManifest} from '../pol/manifest.js'
@@ -20,6 +20,8 @@ export type StrategyContext = {
   /** The cheater's own randomness (u32). */
   seed: number
   copyFrom: Hex | undefined
+  /** A split task's start: its parent's final checkpoint (trainJob's `start`). */
+  start: {hash: Hex} | undefined
   onStep: ((step: number, loss: number) => void) | undefined
   onCheckpoint: ((checkpoint: CheckpointRef) => void | Promise<void>) | undefined
   signal: AbortSignal | undefined
@@ -61,8 +63,8 @@ export class CommittedCheckpoints {
 }
 
 /**
- * A training session on the context's backend, loaded with the job's honest step-0 state, that counts
- * the steps it runs. Dispose it when done.
+ * A training session on the context's backend, loaded with the task's honest start (the step-0 state, or a
+ * split task's parent's final checkpoint), that counts the steps it runs. Dispose it when done.
  */
 export class CountingSession {
   /** What a strategy reports once it has committed its checkpoints: this session's runtime, loss and step count. */
@@ -80,8 +82,9 @@ export class CountingSession {
 
   static async open(context: StrategyContext, make: (spec: JobSpec) => TrainingSession = (spec) => new TrainingSession(spec)): Promise<CountingSession> {
     const runtime = await selectBackend(context.backend, {wasmVariant: context.wasmVariant})
+    const {state} = await startCheckpoint({spec: context.spec, store: context.store, start: context.start})
     const session = make(context.spec)
-    session.load(initialCheckpoint(context.spec))
+    session.load(state)
     return new CountingSession(session, runtime, context)
   }
 

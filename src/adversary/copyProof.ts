@@ -2,6 +2,7 @@ import type {Hex} from 'viem'
 import {datasetHash} from '../ml/data/datasetHash.js'
 import {jobSpecSchema, type JobSpec} from '../ml/spec/schema.js'
 import {specHash} from '../ml/spec/specHash.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {trainJob} from '../ml/train/trainJob.js'
 import {proofManifestSchema, type ProofManifest} from '../pol/manifest.js'
 import {canonicalJson} from '../store/canonicalJson.js'
@@ -68,9 +69,11 @@ export async function copyProof(context: StrategyContext): Promise<StrategyOutco
     origin = await sourceSpec(store, source.specHash)
   } else {
     origin = {...spec, training: {...spec.training, seed: copySourceSeed(spec, context.seed)}}
-    const trained = await trainJob({spec: origin, store, backend: context.backend, wasmVariant: context.wasmVariant, onStep: context.onStep, signal: context.signal})
+    // a split task's source starts where the task does (its parent's final checkpoint), then trains with its own seed
+    const trained = await trainJob({spec: origin, store, start: context.start, backend: context.backend, wasmVariant: context.wasmVariant, onStep: context.onStep, signal: context.signal})
     source = trained.manifest
-    trainedSteps = origin.training.steps
+    const range = taskStepRange(origin)
+    trainedSteps = range.end - range.start
     finalLoss = trained.finalLoss
   }
   const committed = new CommittedCheckpoints(context)

@@ -1,4 +1,5 @@
 import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {CommittedCheckpoints, CountingSession, type StrategyContext, type StrategyOutcome} from './context.js'
 import {addNoise, cheaterStream, pickBlindly} from './fakeState.js'
 
@@ -28,7 +29,7 @@ export async function noise(context: StrategyContext): Promise<StrategyOutcome> 
   try {
     const committed = new CommittedCheckpoints(context)
     await committed.commit(training.snapshot())
-    await training.run(spec.training.steps, {
+    await training.run(taskStepRange(spec).end, {
       stopAt: new Set(schedule),
       onBoundary: async (step) => {
         const honest = training.snapshot()

@@ -3,6 +3,7 @@ import {classCount} from '../ml/model/analyzeModel.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {batchIndices} from '../ml/train/batchIndices.js'
 import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
 import {CommittedCheckpoints, CountingSession, type StrategyContext, type StrategyOutcome} from './context.js'
 
@@ -50,7 +51,7 @@ export async function wrongData(context: StrategyContext): Promise<StrategyOutco
   try {
     const committed = new CommittedCheckpoints(context)
     await committed.commit(training.snapshot())
-    await training.run(spec.training.steps, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(training.snapshot()))})
+    await training.run(taskStepRange(spec).end, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(training.snapshot()))})
     return training.outcome(committed, schedule.slice(1).map((_, i) => i))
   } finally {
     training.dispose()

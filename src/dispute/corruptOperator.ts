@@ -5,6 +5,7 @@
  * this module; tests and the simulated cheating players do.
  */
 import {selectBackend} from '../ml/backend/selectBackend.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {trainJob, type TrainJobParameters, type TrainResult} from '../ml/train/trainJob.js'
 import {OperatorCorruptionError} from './errors.js'
 import {withKernelHook, type KernelCall} from './kernelHook.js'
@@ -89,7 +90,8 @@ export async function trainJobWithOperatorCorruption(
   parameters: Omit<TrainJobParameters, 'backend' | 'resume'> & {corruption: OperatorCorruption},
 ): Promise<TrainResult> {
   const {corruption, onStep, ...rest} = parameters
-  let current = 0
+  // the step that runs first: a split task starts at its range's first step
+  let current = taskStepRange(parameters.spec).start
   return withOperatorCorruption(corruption, () => current, () =>
     trainJob({
       ...rest,

@@ -4,6 +4,7 @@ import {BaseError} from '../errors/base.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import type {JobSpec} from '../ml/spec/schema.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import type {ProofManifest} from '../pol/manifest.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {arbitrate, escalate, postCommitment, postState, postTraceHeader, timeoutDispute, vote} from '../protocol/disputeActions.js'
@@ -71,6 +72,12 @@ type DisputeContext = {
   spec: JobSpec
   manifest: ProofManifest
   segment: number
+  /**
+   * The task's first absolute step (taskStepRange: 0 unless it is a later task of a split job). The game numbers
+   * steps from the task's start (docs/disputes.md: segment s spans [s * interval, ...]); the manifest, the
+   * checkpoints and training number them from the job's, so absolute step = rangeStart + game step.
+   */
+  rangeStart: number
   /** State hashes after each step of the segment, from startStep (hashes[0] is the committed start). */
   stateHashes?: Hex[]
   /** Traces of disputed steps, by step and by whether the corruption applies. */
@@ -246,7 +253,7 @@ export function createDisputeAgent(options: DisputeAgentOptions): DisputeAgent {
   /** The committee's question answered honestly (docs/disputes.md, "Committee"). */
   async function judge(dispute: Dispute): Promise<VoteChoice> {
     const context = await contextOf(dispute)
-    const state = await stateAtStep({spec: context.spec, store, manifest: context.manifest, segment: context.segment, step: Number(dispute.step)})
+    const state = await stateAtStep({spec: context.spec, store, manifest: context.manifest, segment: context.segment, step: context.rangeStart + Number(dispute.step)})
     // An agreed S_i that the committed start does not lead to: both parties stand on a state nobody can derive.
     if (checkpointHash(encodeCheckpoint(state)) !== dispute.stateHash) return 'neither'
     const trace = await traceStep({spec: context.spec, state})
@@ -302,10 +309,13 @@ export function createDisputeAgent(options: DisputeAgentOptions): DisputeAgent {
     const interval = task.checkpointInterval > 0n ? task.checkpointInterval : BigInt(manifest.checkpointInterval)
     const segment = Number(dispute.startStep / interval)
     const start = manifest.checkpoints[segment]
-    if (start?.step !== Number(dispute.startStep)) {
-      throw new DisputeTraceError(`dispute ${dispute.id}: its start step ${dispute.startStep} is not checkpoint ${segment} of task ${dispute.taskId}'s proof`)
+    const rangeStart = taskStepRange(spec).start
+    if (start?.step !== rangeStart + Number(dispute.startStep)) {
+      throw new DisputeTraceError(
+        `dispute ${dispute.id}: its start step ${dispute.startStep} (absolute ${rangeStart + Number(dispute.startStep)}) is not checkpoint ${segment} of task ${dispute.taskId}'s proof`,
+      )
     }
-    return {spec, manifest, segment, traces: new Map()}
+    return {spec, manifest, segment, rangeStart, traces: new Map()}
   }
 
   /** This party's S_t for a step of the segment (computed once per dispute, with the corruption if it plays one). */
@@ -322,7 +332,7 @@ export function createDisputeAgent(options: DisputeAgentOptions): DisputeAgent {
   /** This party's trace of the disputed step, from the agreed state S_i. */
   async function traceAt(dispute: Dispute): Promise<StepTrace> {
     const context = await contextOf(dispute)
-    const step = Number(dispute.step)
+    const step = context.rangeStart + Number(dispute.step)
     const corruption = corruptionFor()?.step === step ? corruptionFor() : undefined
     const key = `${step}:${corruption ? 'corrupt' : 'honest'}`
     let trace = context.traces.get(key)

@@ -72,6 +72,19 @@ describe('segmentStateHashes / stateAtStep', () => {
     }
   })
 
+  it("re-executes a later split task's segment from its own start, at the job's step numbers", async () => {
+    // the same job with 6 steps split in two: the states are this job's (batches follow the seed and the step)
+    const job: JobSpec = {...tinySpec({optimizer: 'sgd', steps: 6, interval: 3}), split: {tasks: 2}}
+    const first = await trainJob({spec: {...job, split: {tasks: 2, index: 0}}, store})
+    const second = await trainJob({spec: {...job, split: {tasks: 2, index: 1}}, store, start: {hash: first.checkpoints.at(-1)!.hash}})
+    assert.deepEqual(second.checkpoints.map((c) => c.step), [3, 6])
+    const {steps, hashes} = await segmentStateHashes({spec: {...job, split: {tasks: 2, index: 1}}, store, manifest: second.manifest, segment: 0})
+    assert.deepEqual(steps, [3, 4, 5, 6])
+    assert.deepEqual(hashes, reference.slice(3, 7))
+    const state = await stateAtStep({spec: {...job, split: {tasks: 2, index: 1}}, store, manifest: second.manifest, segment: 0, step: 5})
+    assert.equal(checkpointHash(encodeCheckpoint(state)), reference[5])
+  })
+
   it('refuses segments and steps outside the proof, and stops when aborted', async () => {
     const manifest = proof.manifest
     await assert.rejects(segmentStateHashes({spec, store, manifest, segment: 3}), (e: unknown) => e instanceof DisputeTraceError && e.shortMessage === 'segment: expected an integer in [0, 2], got 3')

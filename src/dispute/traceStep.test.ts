@@ -93,6 +93,24 @@ describe('traceStep', () => {
     mlpState = await stateAt(mlp, 2)
   })
 
+  it("a later task of a split job: traces the job's step, and commits to it counted from the task's start", async () => {
+    // smoke-mlp (200 steps) in 2 tasks: task 1 trains steps 100-200 and the game numbers them 0-100
+    const second: JobSpec = {...mlp, split: {tasks: 2, index: 1}}
+    const state = await stateAt(mlp, 101)
+    const whole = await traceStep({spec: mlp, state})
+    const task = await traceStep({spec: second, state})
+    assert.equal(task.step, 101)
+    assert.equal(task.nextStateHash, whole.nextStateHash, 'the same training step')
+    assert.equal(task.graphHash, whole.graphHash)
+    assert.deepEqual(task.elements.map((e) => e.outputHash), whole.elements.map((e) => e.outputHash))
+    assert.deepEqual(task.commitments, commitmentChain(task.stateHash, 1, task.elements.map((e) => e.outputHash)), 'c_0 = keccak256(S_i, 1)')
+    assert.notEqual(task.commitments[0], whole.commitments[0])
+    await assert.rejects(
+      traceStep({spec: second, state: mlpState}),
+      (e: unknown) => e instanceof DisputeTraceError && e.shortMessage === 'state.step: expected an integer in [100, 199] (a step of the task), got 2',
+    )
+  })
+
   it('MLP (smoke-mlp): the traced step ends in the state the untraced step reaches, bit for bit', async () => {
     const before = kernelTable()
     const {next, x} = await untracedStep(mlp, mlpState)

@@ -6,6 +6,7 @@ import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
 import type {JobSpec} from '../ml/spec/schema.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
 import {operatorCorrupter} from './corruptOperator.js'
 import {canonicalTensorBytes, commitmentChain, descriptorAttrs, descriptorHash, finalClaim, graphHash} from './encoding.js'
@@ -67,9 +68,13 @@ class Recorder {
   }
 }
 
-/** The trace fields that follow from its elements, S_i, S_{i+1} and i. */
-export function assembleTrace(step: number, stateHash: Hex, nextStateHash: Hex, elements: TraceElement[]): StepTrace {
-  const commitments = commitmentChain(stateHash, step, elements.map((e) => e.outputHash))
+/**
+ * The trace fields that follow from its elements, S_i, S_{i+1} and i. `step` is the training step (absolute);
+ * `gameStep` is the i the game commits to in c_0, the step counted from the task's start (default `step`: they
+ * differ only for a later task of a split job, see {@link traceStep}).
+ */
+export function assembleTrace(step: number, stateHash: Hex, nextStateHash: Hex, elements: TraceElement[], gameStep = step): StepTrace {
+  const commitments = commitmentChain(stateHash, gameStep, elements.map((e) => e.outputHash))
   const finalCommitment = commitments[commitments.length - 1] as Hex
   return {
     step,
@@ -92,12 +97,17 @@ export function assembleTrace(step: number, stateHash: Hex, nextStateHash: Hex, 
  * The traced step's result is bit for bit the untraced one's: `nextStateHash` is the hash of the state
  * training reaches. Deterministic: tracing twice gives identical traces.
  *
+ * A split task's steps run from its range start (taskStepRange): the step is traced with its absolute number (the
+ * batch and dropout mask are the job's), and its commitments start from c_0 = keccak256(S_i, i) with i the
+ * step counted from the task's start, the number the on-chain game holds (`StepTrace.step` stays absolute).
+ *
  * @throws CheckpointMismatchError when `state` is not a state of this job
  * @throws OperatorCorruptionError when `corruption` is malformed or does not apply to this step
  */
 export async function traceStep({spec, state, corruption}: TraceStepParameters): Promise<StepTrace> {
-  if (!Number.isInteger(state.step) || state.step < 0 || state.step >= spec.training.steps)
-    throw new DisputeTraceError(`state.step: expected an integer in [0, ${spec.training.steps - 1}] (a step of the job), got ${state.step}`)
+  const range = taskStepRange(spec)
+  if (!Number.isInteger(state.step) || state.step < range.start || state.step >= range.end)
+    throw new DisputeTraceError(`state.step: expected an integer in [${range.start}, ${range.end - 1}] (a step of the task), got ${state.step}`)
   if (corruption !== undefined && corruption.step !== state.step)
     throw new OperatorCorruptionError(`corruption.step: expected the traced step ${state.step}, got ${corruption.step}`)
   await selectBackend('wasm')
@@ -126,5 +136,5 @@ export async function traceStep({spec, state, corruption}: TraceStepParameters):
   }
   if (corruption !== undefined && !corrupter?.applied)
     throw new OperatorCorruptionError(`corruption: expected ${corruption.kernel} to be called at least ${corruption.occurrence} times during step ${state.step}, it was not`)
-  return assembleTrace(state.step, stateHash, checkpointHash(encodeCheckpoint(next)), recorder.elements)
+  return assembleTrace(state.step, stateHash, checkpointHash(encodeCheckpoint(next)), recorder.elements, state.step - range.start)
 }

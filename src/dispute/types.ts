@@ -32,6 +32,7 @@ export type TraceElement = {
 
 /** The operator trace of training step `step` -> `step + 1` re-executed on wasm from the agreed state. */
 export type StepTrace = {
+  /** The training step traced (absolute: a later split task's steps are the job's); c_0 uses it counted from the task's start. */
   step: number
   /** S_i: checkpoint hash of the state before the step. */
   stateHash: Hex

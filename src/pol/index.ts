@@ -20,6 +20,8 @@ export {
   type Thresholds,
 } from './distances/index.js'
 export {ReplayError, RuntimeMismatchError} from './errors.js'
+export {finalCheckpointOf} from './finalCheckpointOf.js'
+export {stackedProof, type StackedProof} from './stackedProof.js'
 export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from './manifest.js'
 export {merkleLeaf, merkleNode, merkleProof, merkleRoot, MerkleError, verifyMerkleProof} from './merkle.js'
 export {detectionProbability, missProbability, PlanError, segmentsForTarget, type DetectionParameters} from './plan/index.js'

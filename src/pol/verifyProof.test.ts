@@ -43,7 +43,7 @@ describe('verifyProof', () => {
     assert.equal(report.reason, undefined)
     assert.equal(report.mode, 'exact')
     assert.equal(report.thresholds, undefined)
-    assert.deepEqual(Object.values(report.checks), ['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'])
+    assert.deepEqual(Object.values(report.checks), ['pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass', 'pass'])
     assert.equal(report.selectedSegments.length, 2)
     assert.ok(report.selectedSegments.includes(2))
     assert.deepEqual(seen, report.selectedSegments)

@@ -5,9 +5,13 @@ import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import {initialCheckpoint} from '../ml/checkpoint/initialCheckpoint.js'
 import {datasetHash} from '../ml/data/datasetHash.js'
+import {decodeCheckpoint} from '../ml/checkpoint/decodeCheckpoint.js'
+import {evaluateCheckpoint} from '../ml/evaluate/evaluateCheckpoint.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {specHash} from '../ml/spec/specHash.js'
 import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
+import {stopRuleProblem, type CheckpointAccuracy} from '../ml/train/stopRule.js'
+import {taskStepRange} from '../ml/train/taskStepRange.js'
 import type {BlobStore} from '../store/types.js'
 import {checkThresholdsCover, type Thresholds} from './distances/thresholds.js'
 import {ReplayError, RuntimeMismatchError} from './errors.js'
@@ -28,7 +32,10 @@ export type CheckStatus = 'pass' | 'fail' | 'skipped'
 
 /** Checks in the order they run (cheapest first); the first failure stops the rest (`skipped`). */
 export type VerificationChecks = {
-  /** The manifest blob exists, parses, and lists exactly the job's checkpoint steps. */
+  /**
+   * The manifest blob exists, parses, and lists exactly the task's checkpoint steps (checkpointSchedule), or,
+   * with `training.stopAt`, a prefix of them that ends after the first.
+   */
   manifest: CheckStatus
   /** manifest.specHash is the job's spec hash. */
   specHash: CheckStatus
@@ -38,12 +45,22 @@ export type VerificationChecks = {
   merkleRoot: CheckStatus
   /** Every checkpoint blob the manifest names is in the store and its bytes hash to its name. */
   availability: CheckStatus
-  /** The step-0 checkpoint is the seed-derived initial state. */
+  /**
+   * The first checkpoint is the task's start: the seed-derived initial state for a range that starts at step 0;
+   * for a later split task, a checkpoint at the range's first step, equal to `startCheckpoint` (the parent's
+   * final checkpoint) when it is given.
+   */
   initialWeights: CheckStatus
   /** exact: this verifier runs the manifest's runtime; tolerance: the requested backend loads. */
   runtime: CheckStatus
   /** Every sampled segment replays to its committed checkpoint (exact: bit for bit; tolerance: within thresholds). */
   replay: CheckStatus
+  /**
+   * Where the proof ends follows the early-stop rule (docs/market.md, section 2), from the test accuracy of every
+   * checkpoint after the first. Last, because a rejection for it claims the last segment's replay (which passed).
+   * `pass` for a job without `training.stopAt` (the manifest check already required its whole range).
+   */
+  stopRule: CheckStatus
 }
 
 export type VerificationReport = {
@@ -71,6 +88,8 @@ export type VerificationReport = {
   selectedSegments: number[]
   /** Replays done, in order (stops at the first mismatch). */
   segments: SegmentReplay[]
+  /** With `training.stopAt`: the test accuracy of every checkpoint after the first, as the stop rule measured it. */
+  accuracies?: CheckpointAccuracy[]
   seconds: number
 }
 
@@ -98,6 +117,11 @@ export type VerifyProofParameters = {
   sampling?: Sampling | undefined
   /** The on-chain proofRoot, checked against the manifest's Merkle root when given. */
   proofRoot?: Hex | undefined
+  /**
+   * A split task after the first: the hash of its parent's final checkpoint (the last checkpoint of the parent's
+   * accepted proof), which must be this proof's first. Without it only the first checkpoint's step is checked.
+   */
+  startCheckpoint?: Hex | undefined
   onSegment?: ((replay: SegmentReplay) => void) | undefined
 }
 
@@ -137,10 +161,12 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     initialWeights: 'skipped',
     runtime: 'skipped',
     replay: 'skipped',
+    stopRule: 'skipped',
   }
   const segments: SegmentReplay[] = []
   let selectedSegments: number[] = []
   let runtime: RuntimeId | undefined
+  let accuracies: CheckpointAccuracy[] | undefined
   const finish = (accepted: boolean, reason?: string, inconclusive = false): VerificationReport => ({
     accepted,
     inconclusive,
@@ -154,6 +180,7 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     checks,
     selectedSegments,
     segments,
+    ...(accuracies === undefined ? {} : {accuracies}),
     seconds: (performance.now() - started) / 1000,
   })
   const fail = (check: keyof VerificationChecks, reason: string) => {
@@ -173,12 +200,18 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
   } catch (error) {
     return fail('manifest', `manifest ${manifestHash}: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
   }
+  const range = taskStepRange(spec)
   const schedule = checkpointSchedule(spec)
   const steps = manifest.checkpoints.map((c) => c.step)
   if (manifest.checkpointInterval !== spec.proof.checkpointInterval)
     return fail('manifest', `manifest checkpointInterval: expected ${spec.proof.checkpointInterval}, got ${manifest.checkpointInterval}`)
-  if (steps.join(',') !== schedule.join(','))
-    return fail('manifest', `manifest checkpoints: expected steps ${schedule.join(', ')}, got ${steps.join(', ')}`)
+  // an early stop (training.stopAt) ends the schedule at any checkpoint after the first; the stop rule checks which
+  const prefix = spec.training.stopAt !== undefined && steps.length >= 2 && steps.length <= schedule.length ? schedule.slice(0, steps.length) : schedule
+  if (steps.join(',') !== prefix.join(','))
+    return fail(
+      'manifest',
+      `manifest checkpoints: expected steps ${schedule.join(', ')}${spec.training.stopAt === undefined ? '' : ' (or a prefix of them, with training.stopAt)'}, got ${steps.join(', ')}`,
+    )
   checks.manifest = 'pass'
 
   // 2. spec hash, 3. data set
@@ -207,11 +240,23 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
   }
   checks.availability = 'pass'
 
-  // 6. initial weights
-  const initial = checkpointHash(encodeCheckpoint(initialCheckpoint(spec)))
+  // 6. the task's start: the initial weights, or a split task's parent's final checkpoint
   const first = manifest.checkpoints[0]
-  if (first?.hash !== initial)
-    return fail('initialWeights', `checkpoint at step 0: expected the seed-derived initial state ${initial}, got ${first?.hash}`)
+  if (range.start === 0) {
+    const initial = checkpointHash(encodeCheckpoint(initialCheckpoint(spec)))
+    if (first?.hash !== initial)
+      return fail('initialWeights', `checkpoint at step 0: expected the seed-derived initial state ${initial}, got ${first?.hash}`)
+  } else {
+    const {startCheckpoint} = parameters
+    if (startCheckpoint !== undefined && first?.hash !== startCheckpoint)
+      return fail('initialWeights', `checkpoint at step ${range.start}: expected the parent task's final checkpoint ${startCheckpoint}, got ${first?.hash}`)
+    try {
+      const state = decodeCheckpoint(await store.get(first?.hash as Hex))
+      if (state.step !== range.start) return fail('initialWeights', `checkpoint ${first?.hash}: expected step ${range.start} (the task's start), got ${state.step}`)
+    } catch (error) {
+      return fail('initialWeights', `checkpoint at step ${range.start} (${first?.hash}): ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
+    }
+  }
   checks.initialWeights = 'pass'
 
   // 7. replays
@@ -261,5 +306,21 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     }
   }
   checks.replay = 'pass'
+
+  // 8. the early-stop rule, from the checkpoints' test accuracy on the runtime the replays ran on: the proof's own
+  // in exact mode (bit for bit what the solver measured); in tolerance mode another runtime, where a sample near
+  // a tie may flip, so two test samples of margin go to the solver
+  if (spec.training.stopAt !== undefined) {
+    const last = manifest.checkpoints[manifest.checkpoints.length - 1] as {step: number}
+    accuracies = []
+    for (const c of manifest.checkpoints.slice(1)) {
+      const {testAccuracy} = await evaluateCheckpoint({spec, checkpoint: await store.get(c.hash), backend: runtime?.backend ?? manifest.runtime.backend})
+      accuracies.push({step: c.step, testAccuracy})
+    }
+    const margin = mode === 'tolerance' ? 2 / spec.dataset.testLimit : 0
+    const problem = stopRuleProblem({spec, accuracies, totalSteps: last.step - range.start, maxSteps: range.end - range.start, margin})
+    if (problem !== undefined) return fail('stopRule', problem)
+  }
+  checks.stopRule = 'pass'
   return finish(true)
 }

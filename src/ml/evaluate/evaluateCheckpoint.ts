@@ -2,6 +2,7 @@ import * as tf from '@tensorflow/tfjs'
 import {selectBackend} from '../backend/selectBackend.js'
 import type {BackendName} from '../backend/runtimeId.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
+import type {Checkpoint} from '../checkpoint/types.js'
 import {loadMnist} from '../data/loadMnist.js'
 import {classCount} from '../model/analyzeModel.js'
 import {forward} from '../model/forward.js'
@@ -18,13 +19,15 @@ export type Evaluation = {
 }
 
 /**
- * Scores a checkpoint's weights on the first `dataset.testLimit` samples of MNIST's test split (the
- * training loss and forward pass, without dropout), in batches of 500. Runs on `backend` (default:
- * wasm); accuracy does not need to be bit-exact, so any backend will do.
+ * Scores a checkpoint's weights (its bytes, or the decoded state) on the first `dataset.testLimit` samples of
+ * MNIST's test split (the training loss and forward pass, without dropout), in batches of 500. Runs on
+ * `backend` (default: wasm). The result is deterministic on one runtime id, which is what the early-stop rule
+ * needs (docs/market.md, section 2: the solver and an exact-mode verifier measure on the proof's runtime and
+ * get the same accuracy bit for bit); across runtimes a sample near a tie may flip.
  */
-export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: JobSpec; checkpoint: Uint8Array; backend?: BackendName}): Promise<Evaluation> {
+export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: JobSpec; checkpoint: Uint8Array | Checkpoint; backend?: BackendName | undefined}): Promise<Evaluation> {
   await selectBackend(backend ?? 'wasm')
-  const cp = decodeCheckpoint(checkpoint)
+  const cp = checkpoint instanceof Uint8Array ? decodeCheckpoint(checkpoint) : checkpoint
   const expected = modelWeights(spec.model)
   if (cp.weights.length !== expected.length || cp.weights.some((w, i) => w.name !== expected[i]?.name || w.shape.join(',') !== expected[i]?.shape.join(',')))
     throw new CheckpointMismatchError(`checkpoint: expected the weights of job ${spec.name} (${expected.map((w) => w.name).join(', ')}), got ${cp.weights.map((w) => w.name).join(', ')}`)

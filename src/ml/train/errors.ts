@@ -22,3 +22,14 @@ export class TrainingAbortedError extends BaseError {
 export class ResumeError extends BaseError {
   override name = 'ResumeError'
 }
+
+/**
+ * `start` is missing, or is not the checkpoint a split task starts from (another step, another job's state):
+ * a task whose range starts above step 0 trains from its parent task's final checkpoint.
+ */
+export class StartCheckpointError extends BaseError {
+  override name = 'StartCheckpointError'
+  constructor(shortMessage: string, parameters: BaseErrorParameters = {}) {
+    super(shortMessage, {docsPath: 'market.md', ...parameters})
+  }
+}

@@ -18,7 +18,7 @@ dataset: {name: mnist, trainLimit: ${trainLimit}, testLimit: 200}
 training: {steps: ${steps}, batchSize: 32, optimizer: ${opt}, seed: ${seed}}
 proof: {checkpointInterval: ${interval}}
 verification: {segments: 2}
-payment: {fee: "0.01"}`)
+payment: {maxPrice: "0.00002"}`)
 }
 
 export const tinyCnnLayers =

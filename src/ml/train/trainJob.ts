@@ -4,16 +4,19 @@ import type {ProofManifest} from '../../pol/manifest.js'
 import type {BlobStore} from '../../store/types.js'
 import {selectBackend} from '../backend/selectBackend.js'
 import type {BackendName, RuntimeId, WasmVariant} from '../backend/runtimeId.js'
-import {checkpointHash} from '../checkpoint/checkpointHash.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
 import {encodeCheckpoint} from '../checkpoint/encodeCheckpoint.js'
-import {initialCheckpoint} from '../checkpoint/initialCheckpoint.js'
+import type {Checkpoint} from '../checkpoint/types.js'
 import {datasetHash} from '../data/datasetHash.js'
+import {evaluateCheckpoint} from '../evaluate/evaluateCheckpoint.js'
 import {canonicalSpecBytes} from '../spec/canonicalSpecBytes.js'
 import type {JobSpec} from '../spec/schema.js'
 import {specHash} from '../spec/specHash.js'
 import {checkpointSchedule} from './checkpointSchedule.js'
 import {ResumeError} from './errors.js'
+import {startCheckpoint} from './startCheckpoint.js'
+import {reachesStopTarget, type CheckpointAccuracy} from './stopRule.js'
+import {taskStepRange} from './taskStepRange.js'
 import {TrainingSession} from './trainingSession.js'
 
 export type CheckpointRef = {step: number; hash: Hex}
@@ -25,20 +28,27 @@ export type TrainJobParameters = {
   backend?: BackendName | undefined
   /** wasm only: force a binary variant (see selectBackend). */
   wasmVariant?: WasmVariant | undefined
-  /** After each step: the step count reached (1..steps) and that step's batch loss. Forces a device read per step. */
+  /** After each step: the absolute step count reached (start + 1 .. end) and that step's batch loss. Forces a device read per step. */
   onStep?: ((step: number, loss: number) => void) | undefined
-  /** After each checkpoint is stored (including step 0); awaited, so it may persist the reference. */
+  /** After each checkpoint is stored (including the task's first); awaited, so it may persist the reference. */
   onCheckpoint?: ((checkpoint: CheckpointRef) => void | Promise<void>) | undefined
   /**
-   * Continue from a stored checkpoint of this job (crash recovery). `checkpoints` are the job's earlier
+   * The state a split task starts from: its parent task's final checkpoint (in `store`), whose step must be the
+   * task's range start (taskStepRange). Required when the range starts above step 0; for a range starting at
+   * 0 it may only name the job's initial state.
+   */
+  start?: {hash: Hex} | undefined
+  /**
+   * Continue from a stored checkpoint of this task (crash recovery). `checkpoints` are the task's earlier
    * checkpoints up to and including `step` (as reported by onCheckpoint); without them the trainer
-   * recomputes that prefix from step 0 and checks it ends at `hash`.
+   * recomputes that prefix from the task's start and checks it ends at `hash`.
    */
   resume?: {step: number; hash: Hex; checkpoints?: CheckpointRef[] | undefined} | undefined
   signal?: AbortSignal | undefined
 }
 
 export type TrainResult = {
+  /** In step order, absolute step numbers: the task's start, then every checkpoint trained. */
   checkpoints: CheckpointRef[]
   manifest: ProofManifest
   manifestHash: Hex
@@ -48,60 +58,122 @@ export type TrainResult = {
   /** Batch loss of the last step run (NaN if the run resumed at the last step). */
   finalLoss: number
   seconds: number
+  /** Steps the proof covers: its last checkpoint's step minus the task's range start (commitProof's `totalSteps`). */
+  totalSteps: number
+  /** The task ended before its range's end because a checkpoint reached `training.stopAt` (docs/market.md, section 2). */
+  stoppedEarly: boolean
+  /**
+   * With `training.stopAt`: the test accuracy of every checkpoint after the first, in step order, measured on the
+   * training runtime (the last one is where the task stopped). Empty without stopAt (nothing is evaluated).
+   */
+  accuracies: CheckpointAccuracy[]
 }
 
 /**
- * Trains a job and produces its proof of learning: checkpoints (canonical bytes, stored in `store`) at
- * step 0, every `proof.checkpointInterval` steps and the last step, then the proof manifest (stored as
- * JSON). The spec's canonical bytes are stored too, under its spec hash. Deterministic: the same job on
- * the same runtime gives the same checkpoint hashes, and replaying any segment from its starting
- * checkpoint gives its ending checkpoint bit for bit.
+ * Trains a task and produces its proof of learning: checkpoints (canonical bytes, stored in `store`) at the
+ * task's start (step 0, or a split task's parent's final checkpoint, `start`), every `proof.checkpointInterval`
+ * steps and the end of its range (`checkpointSchedule`, absolute step numbers), then the proof manifest
+ * (stored as JSON). The spec's canonical bytes are stored too, under its spec hash.
+ *
+ * Early stop: with `training.stopAt`, each checkpoint after the first is scored on the test set
+ * (`evaluateCheckpoint`) on the training runtime itself (so wasm training is scored on wasm, bit-reproducibly,
+ * and no backend switch happens mid-training), and the task ends at the first one that reaches the target.
+ *
+ * Deterministic: the same task on the same runtime gives the same checkpoint hashes, and replaying any segment
+ * from its starting checkpoint gives its ending checkpoint bit for bit; the N tasks of a split job, each started
+ * from the one before's final checkpoint, give the unsplit job's checkpoints.
+ *
+ * @throws StartCheckpointError for a missing or wrong `start`; ResumeError for a wrong `resume`
  */
 export async function trainJob(parameters: TrainJobParameters): Promise<TrainResult> {
   const started = performance.now()
   const {spec, store, onStep, onCheckpoint, resume, signal} = parameters
   const runtime = await selectBackend(parameters.backend ?? 'wasm', {wasmVariant: parameters.wasmVariant})
+  const range = taskStepRange(spec)
   const schedule = checkpointSchedule(spec)
+  const begin = await startCheckpoint({spec, store, start: parameters.start})
   await store.put(canonicalSpecBytes(spec))
   const session = new TrainingSession(spec)
   try {
     const checkpoints: CheckpointRef[] = []
-    const save = async () => {
-      const bytes = encodeCheckpoint(session.snapshot())
+    const accuracies: CheckpointAccuracy[] = []
+    const save = async (state?: Checkpoint) => {
+      const bytes = encodeCheckpoint(state ?? session.snapshot())
       const hash = await store.put(bytes)
-      const ref = {step: session.step, hash}
+      const ref = {step: state?.step ?? session.step, hash}
       checkpoints.push(ref)
       await onCheckpoint?.(ref)
       return ref
     }
-    if (resume && !(resume.checkpoints === undefined && resume.step === 0)) {
+    /** Scores a checkpoint after the first (with stopAt) and says whether the task stops there. */
+    const stopsAt = async (step: number, state: Checkpoint): Promise<boolean> => {
+      if (spec.training.stopAt === undefined) return false
+      const {testAccuracy} = await evaluateCheckpoint({spec, checkpoint: state, backend: runtime.backend})
+      accuracies.push({step, testAccuracy})
+      return reachesStopTarget(spec, testAccuracy)
+    }
+    let stopped = false
+    if (resume && !(resume.checkpoints === undefined && resume.step === range.start)) {
       if (!schedule.includes(resume.step))
-        throw new ResumeError(`resume.step: expected a checkpoint step (${schedule.slice(0, 4).join(', ')}, ...), got ${resume.step}`)
+        throw new ResumeError(`resume.step: expected a checkpoint step of the task (${schedule.slice(0, 4).join(', ')}, ...), got ${resume.step}`)
       const cp = decodeCheckpoint(await store.get(resume.hash))
       if (cp.step !== resume.step) throw new ResumeError(`resume: checkpoint ${resume.hash} is at step ${cp.step}, expected ${resume.step}`)
       if (resume.checkpoints) {
         const expected = schedule.filter((s) => s <= resume.step)
         const given = resume.checkpoints.map((c) => c.step)
+        const first = resume.checkpoints[0]
         const last = resume.checkpoints[resume.checkpoints.length - 1]
         if (given.join(',') !== expected.join(',') || last?.hash !== resume.hash)
           throw new ResumeError(`resume.checkpoints: expected steps ${expected.join(', ')} ending with ${resume.hash}, got steps ${given.join(', ')}`)
+        if (first?.hash !== begin.hash)
+          throw new ResumeError(`resume.checkpoints: expected the task's start ${begin.hash} at step ${range.start}, got ${first?.hash}`)
         checkpoints.push(...resume.checkpoints)
+        // The stop rule looks at every checkpoint: a crash may have come after the stopping one was stored.
+        for (const ref of resume.checkpoints.slice(1)) {
+          const state = ref.hash === resume.hash ? cp : decodeCheckpoint(await store.get(ref.hash))
+          if (await stopsAt(ref.step, state)) {
+            checkpoints.splice(checkpoints.indexOf(ref) + 1)
+            stopped = true
+            break
+          }
+        }
         session.load(cp)
       } else {
-        session.load(initialCheckpoint(spec))
-        await save()
-        await session.run(resume.step, {stopAt: new Set(schedule), onBoundary: async () => void (await save()), signal})
+        session.load(begin.state)
+        await save(begin.state)
+        for (const next of schedule.filter((s) => s > range.start && s <= resume.step)) {
+          await session.run(next, {signal})
+          const state = session.snapshot()
+          await save(state)
+          // a task that reaches its target before the resume point ends there (this task's own run never got past it)
+          if (await stopsAt(next, state)) {
+            stopped = true
+            break
+          }
+        }
         const reached = checkpoints[checkpoints.length - 1]
-        if (reached?.hash !== resume.hash)
+        if (!stopped && reached?.hash !== resume.hash)
           throw new ResumeError(`resume: checkpoint at step ${resume.step} recomputes to ${reached?.hash}, expected ${resume.hash}`, {
             details: 'the stored checkpoint was made by another job, runtime or code version',
           })
       }
     } else {
-      session.load(initialCheckpoint(spec))
-      await save()
+      session.load(begin.state)
+      await save(begin.state)
     }
-    const finalLoss = await session.run(spec.training.steps, {onStep, stopAt: new Set(schedule), onBoundary: async () => void (await save()), signal})
+    let finalLoss = Number.NaN
+    if (!stopped) {
+      for (const next of schedule.filter((s) => s > session.step)) {
+        finalLoss = await session.run(next, {onStep, signal})
+        const state = session.snapshot()
+        await save(state)
+        if (await stopsAt(next, state)) {
+          stopped = true
+          break
+        }
+      }
+    }
+    const last = checkpoints[checkpoints.length - 1] as CheckpointRef
     const manifest: ProofManifest = {
       version: 1,
       specHash: specHash(spec),
@@ -120,6 +192,9 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
       runtime,
       finalLoss,
       seconds: (performance.now() - started) / 1000,
+      totalSteps: last.step - range.start,
+      stoppedEarly: last.step < range.end,
+      accuracies,
     }
   } finally {
     session.dispose()
