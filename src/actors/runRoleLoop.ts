@@ -2,7 +2,7 @@ import type {BackendName} from '../ml/backend/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {isRevert} from '../protocol/errors.js'
 import {listTasks} from '../protocol/listTasks.js'
-import {type SettleOutcome, settleTask} from '../protocol/marketActions.js'
+import {expireTask, type SettleOutcome, settleTask} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {sleep} from './sleep.js'
@@ -24,16 +24,25 @@ export type ChainNow = {timestamp: bigint; number: bigint}
 /** What one settle call did to a task (docs/disputes.md, "Task lifecycle", 8). */
 export type SettleReport = {taskId: bigint; gasUsed: bigint; outcome: SettleOutcome}
 
+/** One expire call on a claimed task past its training deadline: its solver timed out (docs/market.md, section 5). */
+export type ExpireReport = {taskId: bigint; solver: Task['solver']; gasUsed: bigint}
+
+type Picked = {task: Task; held: boolean}
+
 export type RoleLoopParameters<Result> = {
   options: RoleLoopOptions<never>
   /** This role's verified tasks: it pumps settle on them once their reveal window has passed. */
   isOwnVerified: (task: Task) => boolean
   /** A task this role already holds (to resume), else a new one to take, if it may take more. */
-  pick: (tasks: Task[], now: ChainNow, mayTakeMore: boolean) => {task: Task; held: boolean} | undefined
+  pick: (tasks: Task[], now: ChainNow, mayTakeMore: boolean) => Picked | undefined | Promise<Picked | undefined>
   work: (task: Task, held: boolean) => Promise<Result | undefined>
   /** Duties every iteration, before any work (reveals, rejection disputes, dispute rounds, committee votes). */
   duties?: ((tasks: Task[], now: ChainNow) => Promise<void>) | undefined
   onSettled: (report: SettleReport) => void
+  /** Told of each claimed task this loop expired past its training deadline (it goes back to the pool). */
+  onExpired?: ((report: ExpireReport) => void) | undefined
+  /** Return (once nothing is `busy`) when this says so, even in a loop: a solver that leaves the market. */
+  finished?: (() => boolean) | undefined
   /**
    * Also finish when this says the role still has something to see through (a reveal, a dispute), so that a
    * one-task run does not return in the middle of it. Default: never.
@@ -61,8 +70,27 @@ export async function pumpSettle(connection: SignedConnection, tasks: readonly T
 }
 
 /**
- * The loop both working roles share: read the market, do the role's duties, pump settle on what is due,
- * take or resume one task, and otherwise wait a poll interval, until aborted or done.
+ * The expire pump (docs/market.md, section 5): a claimed task past its training deadline is expired by anyone
+ * who sees it, so a solver that vanished (crashed, killed, offline) does not hold the task for ever: it loses
+ * part of its stake and the task returns to the pool. Reverts from another party getting there first are
+ * expected and skipped.
+ */
+export async function pumpExpire(connection: SignedConnection, tasks: readonly Task[], now: ChainNow, onExpired?: (report: ExpireReport) => void): Promise<void> {
+  for (const task of tasks) {
+    // The transaction lands in a later block, whose timestamp is past the one read.
+    if (task.status !== 'Claimed' || now.timestamp <= task.deadline) continue
+    try {
+      const transaction = await expireTask(connection, task.id)
+      onExpired?.({taskId: task.id, solver: task.solver, gasUsed: transaction.gasUsed})
+    } catch (error) {
+      if (!isRevert(error, 'InvalidStatus', 'NotExpirable', 'DeadlineNotReached')) throw error
+    }
+  }
+}
+
+/**
+ * The loop both working roles share: read the market, do the role's duties, pump settle and expire on what
+ * is due, take or resume one task, and otherwise wait a poll interval, until aborted or done.
  */
 export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>): Promise<Result[]> {
   const {options} = parameters
@@ -73,14 +101,16 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
     const now = await chainTime(options.connection)
     await parameters.duties?.(tasks, now)
     await pumpSettle(options.connection, tasks.filter(parameters.isOwnVerified), now, parameters.onSettled)
-    const next = parameters.pick(tasks, now, done.length < maxTasks)
+    await pumpExpire(options.connection, tasks, now, parameters.onExpired)
+    const next = await parameters.pick(tasks, now, done.length < maxTasks && !parameters.finished?.())
     if (next) {
       const result = await parameters.work(next.task, next.held)
       if (result !== undefined) done.push(result)
     } else {
       await sleep(options.pollMs ?? 500, options.signal)
     }
-    if (!options.loop && done.length >= maxTasks && !(await parameters.busy?.(await listTasks(options.connection)))) break
+    const finished = (!options.loop && done.length >= maxTasks) || parameters.finished?.() === true
+    if (finished && !(await parameters.busy?.(await listTasks(options.connection)))) break
   }
   return done
 }

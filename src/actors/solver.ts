@@ -10,13 +10,16 @@ import {createDisputeAgent, type DisputeAgentEvent} from '../dispute/createDispu
 import type {OperatorCorruption} from '../dispute/types.js'
 import {BaseError} from '../errors/base.js'
 import {runtimeIdString, selectBackend} from '../ml/backend/index.js'
+import {estimateWork} from '../ml/estimate/estimateWork.js'
+import type {WorkTable} from '../ml/estimate/workTable.js'
 import type {JobSpec} from '../ml/spec/index.js'
-import {TrainingAbortedError, trainJob, type TrainResult} from '../ml/train/index.js'
-import type {ProofManifest} from '../pol/index.js'
+import {TrainingAbortedError, trainJob, taskStepRange, type TrainResult} from '../ml/train/index.js'
+import {merkleProof, type ProofManifest} from '../pol/index.js'
 import {disputeTaskRejection} from '../protocol/disputeActions.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {ContractRevertError, isRevert, toProtocolError} from '../protocol/errors.js'
 import {getTask} from '../protocol/getTask.js'
+import {getMarketParams, getMarketState, getOffer, getWorkTable, setOffer, withdrawOffer} from '../protocol/solverBook.js'
 import {listTasks} from '../protocol/listTasks.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import {
@@ -30,7 +33,7 @@ import {
 } from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
-import {type ChainNow, type RoleLoopOptions, runRoleLoop} from './runRoleLoop.js'
+import {type ChainNow, type RoleLoopOptions, runRoleLoop, type ExpireReport} from './runRoleLoop.js'
 import {sleep} from './sleep.js'
 import {readSolverState, type SolverProof, type SolverState, writeSolverState} from './solverState.js'
 
@@ -39,10 +42,16 @@ export const solverDisputeStances = ['honest', 'defend', 'staller'] as const
 export type SolverDisputeStance = (typeof solverDisputeStances)[number]
 
 export type SolverEvent =
-  | {type: 'ready'; address: Hex; runtime: string; disputeStance: SolverDisputeStance}
-  | {type: 'claimed'; taskId: bigint; claimBlock: bigint; gasUsed: bigint}
+  | {type: 'ready'; address: Hex; runtime: string; disputeStance: SolverDisputeStance; ask: bigint; capacity: number}
+  /** It listed its offer (joined the market): the price read was at least its ask. */
+  | {type: 'offer-listed'; ask: bigint; capacity: number; price: bigint}
+  /** It withdrew its offer (left): the price read was below its ask, or it is leaving (`leaveAfterSeconds`). */
+  | {type: 'offer-withdrawn'; ask: bigint; price: bigint; reason: 'price' | 'leaving'}
+  | {type: 'claimed'; taskId: bigint; claimBlock: bigint; gasUsed: bigint; price: bigint}
   | {type: 'resumed'; taskId: bigint; step: number}
-  | {type: 'progress'; taskId: bigint; step: number; steps: number; loss: number}
+  /** `step` is the job's absolute step; the task trains `from` .. `steps` (a split task's range). */
+  | {type: 'progress'; taskId: bigint; step: number; steps: number; from: number; loss: number}
+  /** A checkpoint stored (and written to the state file, so a restart resumes from it). */
   | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex}
   /** The forced-error coin, computed off-chain and checked against `forcedErrorOf`. */
   | {type: 'coin'; taskId: bigint; forced: boolean}
@@ -52,6 +61,8 @@ export type SolverEvent =
       proofRoot: Hex
       manifestHash: Hex
       checkpoints: number
+      /** Steps trained (fewer than the range when the job stopped early). */
+      totalSteps: number
       trainingSeconds: number
       runtime: string
       gasUsed: bigint
@@ -66,6 +77,10 @@ export type SolverEvent =
   | {type: 'dispute'; event: DisputeAgentEvent}
   | {type: 'warning'; taskId: bigint; message: string}
   | {type: 'lost-race'; taskId: bigint; reason: string}
+  /** It expired another solver's claimed task past its training deadline (the task is back in the pool). */
+  | ({type: 'expired'} & ExpireReport)
+  /** It is leaving the market (`leaveAfterSeconds`): no new claims; it exits once its task is done. */
+  | {type: 'leaving'; afterSeconds: number}
 
 export type SolverOptions = RoleLoopOptions<SolverEvent> & {
   /** Wait this long after first seeing an open task before claiming it (a slower-reacting solver). */
@@ -78,9 +93,23 @@ export type SolverOptions = RoleLoopOptions<SolverEvent> & {
   stallAfterRounds?: number | undefined
   /** Test only: the dispute agent lies about one operator's output (docs/adversaries.md). */
   corruption?: OperatorCorruption | undefined
+  /** Its ask in wei per work unit (docs/market.md, section 3). Default: the protocol's price floor, so it never leaves. */
+  ask?: bigint | undefined
+  /**
+   * Tasks at once it lists in its offer (default 1). The loop trains one task at a time: with N > 1 it claims
+   * its next task only once the book counts fewer than N active, but never trains two at once.
+   */
+  capacity?: number | undefined
+  /** The supply shock: after this many seconds it withdraws its offer, finishes its current task and returns. */
+  leaveAfterSeconds?: number | undefined
 }
 
-export type SolvedTask = {taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; trainingSeconds: number; forced: boolean}
+export type SolvedTask = {taskId: bigint; proofRoot: Hex; manifestHash: Hex; checkpoints: number; totalSteps: number; trainingSeconds: number; forced: boolean}
+
+/** Claim reverts that mean "not now" (another solver was first, or the price or the book moved): try again later. */
+const notNowErrors = ['InvalidStatus', 'DeadlinePassed', 'NotListed', 'AtCapacity', 'AskAbovePrice', 'PriceAboveMax', 'ParentNotSettled'] as const
+/** Claim reverts that hold for good for this solver and task. */
+const neverErrors = ['SolverRejected', 'EscrowExhausted', 'ParentStoppedEarly'] as const
 
 /** A fresh 32-byte secret per claim: it and the block after the claim decide the forced-error coin. */
 function freshSecret(): Hex {
@@ -101,8 +130,20 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   const strategy = options.strategy ?? 'honest'
   // A cheat (or a test's corrupted training) stands behind its wrong proof unless told otherwise.
   const stance: SolverDisputeStance = options.disputeStance ?? (strategy === 'honest' && !options.corruption ? 'honest' : 'defend')
-  // Tasks another solver claimed first: the list we read may still show them open for a block.
-  const lostRaces = new Set<bigint>()
+  // Tasks another solver claimed first (the list we read may still show them open for a block), with the
+  // block of the loss; a task reopened later (a timeout, a rejection) is taken again. `never`: not ever.
+  const lostRaces = new Map<bigint, bigint>()
+  const never = new Set<bigint>()
+  const capacity = options.capacity ?? 1
+  const started = performance.now()
+  // What the last read of the book said: the price, whether we are listed, and how many tasks it counts active.
+  let book = {price: 0n, listed: false, active: 0}
+  // Whether each open task's declared work units cover our own estimate of its spec (a cheap-looking task is not).
+  const honestWork = new Map<bigint, boolean>()
+  let workTable: WorkTable | undefined
+  let announcedLeaving = false
+  // Set once a leaving solver's offer is off the book: only then may its loop return.
+  let left = false
   // When each open task was first seen, for claimDelayMs.
   const firstSeen = new Map<bigint, number>()
   // Warnings already shown, so a retried duty does not repeat itself every poll.
@@ -122,22 +163,36 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
 
   const runtime = await selectBackend(options.backend)
   await ensureRegistered(connection, 'solver')
-  emit({type: 'ready', address: me, runtime: runtimeIdString(runtime), disputeStance: stance})
+  const ask = options.ask ?? (await getMarketParams(connection)).priceFloor
+  workTable = await getWorkTable(connection)
+  emit({type: 'ready', address: me, runtime: runtimeIdString(runtime), disputeStance: stance, ask, capacity})
 
   return runRoleLoop({
     options,
     isOwnVerified: (task) => task.solver === me && task.status === 'Verified',
-    pick(tasks, now, mayTakeMore) {
+    async pick(tasks, now, mayTakeMore) {
       const held = tasks.find((task) => task.solver === me && task.status === 'Claimed' && now.timestamp <= task.deadline)
       if (held) return {task: held, held: true}
       for (const task of tasks) if (task.status === 'Submitted' && !firstSeen.has(task.id)) firstSeen.set(task.id, performance.now())
+      // docs/market.md, section 3: only while listed, below capacity, with ask <= price.
+      if (!mayTakeMore || leaving() || !book.listed || book.active >= capacity || book.price < ask) return undefined
       const waited = (task: Task) => performance.now() - (firstSeen.get(task.id) ?? 0) >= (options.claimDelayMs ?? 0)
-      const open = tasks.find((task) => task.status === 'Submitted' && !lostRaces.has(task.id) && now.timestamp <= task.deadline && waited(task))
-      return open && mayTakeMore ? {task: open, held: false} : undefined
+      for (const task of tasks) {
+        if (task.status !== 'Submitted' || never.has(task.id) || now.timestamp > task.deadline || !waited(task)) continue
+        if ((lostRaces.get(task.id) ?? -2n) + 1n >= now.number) continue
+        // The submitter's ceiling: a task priced below the market waits for the price to come down.
+        if (task.maxPrice < book.price) continue
+        if (task.parentId !== 0n && !parentDone(task, tasks)) continue
+        if (!(await declaresHonestWork(task))) continue
+        return {task, held: false}
+      }
+      return undefined
     },
     work: solveTask,
     duties,
     onSettled: (report) => emit({type: 'settle', ...report}),
+    onExpired: (report) => emit({type: 'expired', ...report}),
+    finished: () => left,
     // A one-task run stays until its forced error is revealed: leaving would get an honest solver slashed.
     busy: async (tasks) => {
       for (const task of tasks) if (task.solver === me && (await revealPending(task))) return true
@@ -151,9 +206,75 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     return state?.forced === true && state.revealed !== true && state.committed?.proofRoot === task.proofRoot
   }
 
-  /** Every poll (and at checkpoints while training): reveals, rejection disputes and dispute rounds. */
+  /** A split task may be claimed once its parent settled with its whole range (docs/market.md, section 4). */
+  function parentDone(task: Task, tasks: readonly Task[]): boolean {
+    const parent = tasks.find((other) => other.id === task.parentId)
+    return parent !== undefined && parent.status === 'Settled' && parent.accepted && parent.totalSteps === parent.maxSteps
+  }
+
+  /**
+   * A task is paid by the work units it declares: one that declares fewer than its spec needs (by our own
+   * estimate with the protocol's table) would be trained at a loss, so it is skipped with a warning.
+   */
+  async function declaresHonestWork(task: Task): Promise<boolean> {
+    const known = honestWork.get(task.id)
+    if (known !== undefined) return known
+    let verdict: boolean
+    try {
+      const estimate = estimateWork(await loadTaskSpec(connection, task), workTable)
+      verdict = task.workUnits >= estimate.workUnits
+      if (!verdict) warnOnce(task.id, `declares ${task.workUnits} work units, its spec needs ${estimate.workUnits} by our estimate: not claimed`)
+    } catch (error) {
+      if (!(error instanceof BaseError)) throw error
+      verdict = false
+      warnOnce(task.id, `its spec cannot be estimated (${error.shortMessage}): not claimed`)
+    }
+    honestWork.set(task.id, verdict)
+    return verdict
+  }
+
+  function leaving(): boolean {
+    return options.leaveAfterSeconds !== undefined && performance.now() - started >= options.leaveAfterSeconds * 1000
+  }
+
+  /**
+   * The off-chain strategy of docs/market.md, section 3: list the offer while the price is at least the ask,
+   * withdraw it (leave) after a price read below the ask, list it again (join) when the price is back, and
+   * withdraw for good when leaving. The claim rules are read from the same book.
+   */
+  async function manageOffer(): Promise<void> {
+    const [market, offer] = await Promise.all([getMarketState(connection), getOffer(connection, me)])
+    book = {price: market.price, listed: offer.listed, active: Number(offer.active)}
+    if (leaving()) {
+      if (!announcedLeaving) {
+        announcedLeaving = true
+        emit({type: 'leaving', afterSeconds: options.leaveAfterSeconds ?? 0})
+      }
+      if (offer.listed) await withdraw('leaving')
+      left = true
+      return
+    }
+    if (offer.listed && market.price < ask) await withdraw('price')
+    else if (!offer.listed && market.price >= ask) await list()
+    // A restart with another ask or capacity updates the listing in place.
+    else if (offer.listed && (offer.ask !== ask || Number(offer.capacity) !== capacity)) await setOffer(connection, {ask, capacity})
+
+    async function withdraw(reason: 'price' | 'leaving'): Promise<void> {
+      await withdrawOffer(connection)
+      book.listed = false
+      emit({type: 'offer-withdrawn', ask, price: market.price, reason})
+    }
+    async function list(): Promise<void> {
+      await setOffer(connection, {ask, capacity})
+      book.listed = true
+      emit({type: 'offer-listed', ask, capacity, price: market.price})
+    }
+  }
+
+  /** Every poll (and at checkpoints while training): the offer, reveals, rejection disputes and dispute rounds. */
   async function duties(tasks: Task[], now: ChainNow): Promise<void> {
     lastDuties = performance.now()
+    await manageOffer()
     for (const task of tasks) {
       if (task.solver !== me || task.status !== 'Verified') continue
       const state = await readSolverState(connection.stateDir, me, task.id)
@@ -233,11 +354,12 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       await writeSolverState(connection.stateDir, me, {taskId: task.id, checkpoints: [], secret}, live.map((other) => other.id))
       try {
         const claim = await claimTask(connection, task.id, secretHashOf(secret))
-        emit({type: 'claimed', taskId: task.id, claimBlock: claim.claimBlock, gasUsed: claim.gasUsed})
+        emit({type: 'claimed', taskId: task.id, claimBlock: claim.claimBlock, gasUsed: claim.gasUsed, price: claim.price})
       } catch (error) {
-        if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'SolverRejected', 'EscrowExhausted')) {
+        if (isRevert(error, ...notNowErrors, ...neverErrors)) {
           emit({type: 'lost-race', taskId: task.id, reason: error.errorName})
-          lostRaces.add(task.id)
+          if ((neverErrors as readonly string[]).includes(error.errorName)) never.add(task.id)
+          else lostRaces.set(task.id, (await chainTime(connection)).number)
           return undefined
         }
         throw error
@@ -266,9 +388,14 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       store: connection.store,
       corruption,
       signal,
-      onStep: (step, loss) => emit({type: 'progress', taskId: task.id, step, steps: spec.training.steps, loss}),
+      onStep: (step, loss) => progress(task, spec, step, loss),
       onCheckpoint: () => dutiesDuringTraining(),
     })
+  }
+
+  function progress(task: Task, spec: JobSpec, step: number, loss: number): void {
+    const {start, end} = taskStepRange(spec)
+    emit({type: 'progress', taskId: task.id, step, steps: end, from: start, loss})
   }
 
   async function trainHonestly(task: Task, spec: JobSpec, saved: SolverState): Promise<TrainResult> {
@@ -276,21 +403,37 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     const last = stored.at(-1)
     const resume = last ? {...last, checkpoints: [...stored]} : undefined
     if (resume) emit({type: 'resumed', taskId: task.id, step: resume.step})
+    // A split task starts from its parent's final verified checkpoint (docs/market.md, section 4).
+    const parent = task.parentId === 0n ? undefined : await parentProof(task)
     return trainJob({
       spec,
       store: connection.store,
       backend: options.backend,
       signal,
       resume,
-      onStep: (step, loss) => emit({type: 'progress', taskId: task.id, step, steps: spec.training.steps, loss}),
+      start: parent ? {hash: parent.final} : undefined,
+      onStep: (step, loss) => progress(task, spec, step, loss),
       onCheckpoint: async (checkpoint) => {
-        emit({type: 'checkpoint', taskId: task.id, step: checkpoint.step, hash: checkpoint.hash})
         if (!stored.some((known) => known.step === checkpoint.step)) stored.push(checkpoint)
         const current = (await readSolverState(connection.stateDir, me, task.id)) ?? saved
         await save({...current, checkpoints: stored})
+        // Told only once it is on disk: a process killed after this event resumes from this checkpoint.
+        emit({type: 'checkpoint', taskId: task.id, step: checkpoint.step, hash: checkpoint.hash})
         await dutiesDuringTraining()
       },
     })
+  }
+
+  /** The parent's accepted proof: its checkpoint hashes (for the Merkle proof of its last leaf) and final checkpoint. */
+  async function parentProof(task: Task): Promise<{final: Hex; hashes: Hex[]}> {
+    const parent = await getTask(connection, task.parentId)
+    const manifest = await connection.store.getJson<ProofManifest>(parent.manifestHash)
+    const hashes = manifest.checkpoints.map((checkpoint) => checkpoint.hash)
+    const final = hashes.at(-1)
+    if (final === undefined || manifest.merkleRoot !== parent.proofRoot) {
+      throw new BaseError(`task ${task.id}: the proof of its parent task ${task.parentId} in the store is not the accepted one (root ${parent.proofRoot})`)
+    }
+    return {final, hashes}
   }
 
   /** A cheating solver: makes its proof with an adversary strategy, then commits it like an honest one. */
@@ -301,8 +444,10 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       store: connection.store,
       backend: options.backend,
       seed: Number(BigInt.asUintN(32, BigInt(task.id) * 2654435761n)),
+      // A cheat on a split task still has to start from the parent's final checkpoint (commitProof checks it).
+      start: task.parentId === 0n ? undefined : {hash: (await parentProof(task)).final},
       signal,
-      onStep: (step, loss) => emit({type: 'progress', taskId: task.id, step, steps: spec.training.steps, loss}),
+      onStep: (step, loss) => progress(task, spec, step, loss),
       onCheckpoint: () => dutiesDuringTraining(),
     })
   }
@@ -321,13 +466,26 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     if (forced && state.secret) published = await forcedErrorProof({store: connection.store, honest: result.manifest, secret: state.secret})
     await save({...state, honest, committed: {proofRoot: published.proofRoot, manifestHash: published.manifestHash}, forced})
     const checkpoints = published.manifest.checkpoints
+    // The steps actually trained, counted from the range's start: fewer than the range after an early stop.
+    const totalSteps = (checkpoints.at(-1)?.step ?? 0) - (checkpoints[0]?.step ?? 0)
+    // A split task proves that its first checkpoint is its parent's last (docs/market.md, section 4).
+    const parent = task.parentId === 0n ? undefined : await parentProof(task)
     const transaction = await commitProof(connection, task.id, {
       proofRoot: published.proofRoot,
       manifestHash: published.manifestHash,
       checkpointCount: checkpoints.length,
       checkpointInterval: published.manifest.checkpointInterval,
-      totalSteps: checkpoints.at(-1)?.step ?? 0,
+      totalSteps,
       sealedHonest: sealHonest({honestRoot: honest.proofRoot, honestManifestHash: honest.manifestHash, secret: state.secret ?? zeroHash}),
+      ...(parent
+        ? {
+            start: {
+              checkpoint: checkpoints[0]!.hash,
+              proof: merkleProof(checkpoints.map((checkpoint) => checkpoint.hash), 0),
+              parentFinalProof: merkleProof(parent.hashes, parent.hashes.length - 1),
+            },
+          }
+        : {}),
     })
     emit({
       type: 'committed',
@@ -335,13 +493,14 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       proofRoot: published.proofRoot,
       manifestHash: published.manifestHash,
       checkpoints: checkpoints.length,
+      totalSteps,
       trainingSeconds: result.seconds,
       runtime: runtimeIdString(result.runtime),
       gasUsed: transaction.gasUsed,
       ...(strategy === 'honest' ? {} : {strategy}),
       ...(forced ? {sealedHonestRoot: honest.proofRoot} : {}),
     })
-    return {taskId: task.id, proofRoot: published.proofRoot, manifestHash: published.manifestHash, checkpoints: checkpoints.length, trainingSeconds: result.seconds, forced}
+    return {taskId: task.id, proofRoot: published.proofRoot, manifestHash: published.manifestHash, checkpoints: checkpoints.length, totalSteps, trainingSeconds: result.seconds, forced}
   }
 
   /**

@@ -1,95 +1,239 @@
 import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
+import {escrowFor} from '../ml/estimate/escrowFor.js'
+import {estimateWork} from '../ml/estimate/estimateWork.js'
+import {defaultWorkTable} from '../ml/estimate/workTable.js'
 import {evaluateCheckpoint} from '../ml/evaluate/index.js'
-import {loadJobSpec, paymentFor, specHash as hashSpec} from '../ml/spec/index.js'
+import {type JobSpec, loadJobSpec, maxPriceWei, specHash as hashSpec} from '../ml/spec/index.js'
+import {splitTaskSpecs} from '../ml/spec/splitTaskSpecs.js'
+import {taskStepRange} from '../ml/train/index.js'
 import type {ProofManifest} from '../pol/index.js'
-import {connect, type ConnectOptions, requireSigner} from '../protocol/connect.js'
+import {connect, type ConnectOptions, requireSigner, type SignedConnection} from '../protocol/connect.js'
+import {defaultMarketParams} from '../protocol/getProtocolParams.js'
 import {submitTask} from '../protocol/submitTask.js'
-import {type TaskStatus, verdictOf} from '../protocol/types.js'
-import {followTask} from './followTask.js'
+import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
+import {readTaskLedgers} from '../sim/taskLedger.js'
+import {followTasks} from './followTask.js'
 import type {SettleReport} from './runRoleLoop.js'
 
 export type SubmitJobOptions = {
   jobPath: string
   dryRun: boolean
   wait: boolean
+  /** Submit this many copies of the job (default 1): each copy is its own task (or split tasks). */
+  count?: number | undefined
   backend: BackendName
   connectOptions: ConnectOptions
-  /** Called once the task is on chain, before any waiting. */
-  onSubmitted?: (result: SubmitJobResult) => void
-  /** Called with the phase index (0 submitted … 5 settled) whenever the task moves. */
-  onStatus?: (phase: number, status: TaskStatus) => void
+  /** Called once per task as it lands on chain, before any waiting. */
+  onSubmitted?: (task: SubmittedTask) => void
+  /** Called with the phase index (0 submitted … 5 settled or expired) whenever a task moves. */
+  onStatus?: (taskId: string, phase: number, status: TaskStatus) => void
   /** Called after each settle call the submitter made: settled, a dispute started, reopened, re-verified. */
   onSettle?: (report: SettleReport) => void
+  /** Called after each expire call: `from` Claimed is a solver's timeout (the task goes back to the pool). */
+  onExpired?: (taskId: string, from: TaskStatus) => void
   signal?: AbortSignal
 }
 
-/** Amounts are decimal wei strings so the result is plain JSON. */
-export type SubmitJobResult = {
-  dryRun: boolean
-  specHash: Hex
-  escrow: string
-  solverReward: string
-  verifierReward: string
+/** One task of the job; amounts are decimal wei strings so the result is plain JSON. */
+export type SubmittedTask = {
+  /** Absent in a dry run. */
   taskId?: string
+  /** Which copy of the job (0-based; see `count`). */
+  copy: number
+  /** Its position in a split job (0-based), and the job's task count (1 when not split). */
+  index: number
+  tasks: number
+  /** The task before it in a split job ('0' for none). */
+  parentId: string
+  specHash: Hex
+  /** The absolute steps it trains, [start, end). */
+  steps: {start: number; end: number}
+  workUnits: string
+  escrow: string
   transactionHash?: Hex
   gasUsed?: string
+  // With --wait, once it is settled or expired:
+  status?: TaskStatus
+  verdict?: 'accepted' | 'rejected' | 'none'
+  /** The price per work unit fixed at the (last) claim. */
+  price?: string
+  totalSteps?: string
+  solverPaid?: string
+  verifierPaid?: string
+  tax?: string
+  /** Paid out of the escrow to verifiers of rejected proofs (the slashed stake's shortfall). */
+  fromEscrow?: string
+  refunded?: string
+  /** The last task of each copy: the delivered model's test accuracy and final checkpoint. */
+  testAccuracy?: number
+  finalCheckpoint?: Hex
+}
+
+export type SubmitJobResult = {
+  dryRun: boolean
+  name: string
+  /** The job file's spec hash (a split job's tasks each have their own, in `tasks`). */
+  specHash: Hex
+  /** payment.maxPrice in wei per work unit. */
+  maxPrice: string
+  copies: number
+  /** Work units and escrow of all tasks of all copies. */
+  workUnits: string
+  escrow: string
+  tasks: SubmittedTask[]
+  // The first copy's job, for scripts (`jq .testAccuracy`): its last task.
+  taskId?: string
   status?: TaskStatus
   verdict?: 'accepted' | 'rejected' | 'none'
   testAccuracy?: number
   /** The runtime the delivered model was evaluated on. */
   evaluatedOn?: string
   finalCheckpoint?: Hex
+  /** Totals over every task, with --wait. */
+  paid?: string
+  refunded?: string
 }
 
 const phaseOf: Record<TaskStatus, number> = {None: 0, Submitted: 0, Claimed: 1, Committed: 2, Verifying: 3, Verified: 4, Settled: 5, Expired: 5}
 
-/** The submitter's whole job: validate, publish, escrow, and (with `wait`) follow, settle and evaluate. */
+/**
+ * The submitter's whole job: validate, split (docs/market.md, section 4: task i + 1 names task i as its
+ * parent), publish and escrow every task, and (with `wait`) follow them all to settlement, report what each
+ * paid and got back, and evaluate the delivered model.
+ */
 export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobResult> {
   const spec = await loadJobSpec(options.jobPath)
-  const payment = paymentFor(spec)
-  const summary = {
-    dryRun: options.dryRun === true,
-    specHash: hashSpec(spec),
-    escrow: payment.escrow.toString(),
-    solverReward: payment.solverReward.toString(),
-    verifierReward: payment.verifierReward.toString(),
+  const copies = options.count ?? 1
+  const specs = splitTaskSpecs(spec)
+  const summary = {dryRun: options.dryRun === true, name: spec.name, specHash: hashSpec(spec), maxPrice: maxPriceWei(spec).toString(), copies}
+  if (options.dryRun) {
+    // No chain: the deployed defaults of the work table and the verifier fee (a chain may have others).
+    const tasks = Array.from({length: copies}, (_, copy) => specs.map((taskSpec, index) => estimated(taskSpec, copy, index, specs.length))).flat()
+    return {...summary, ...totals(tasks), tasks}
   }
-  if (options.dryRun) return summary
 
   const connection = requireSigner(await connect({...options.connectOptions, needsSigner: true}))
-  const submitted = await submitTask(connection, spec)
-  const result: SubmitJobResult = {
-    ...summary,
-    taskId: submitted.taskId.toString(),
-    transactionHash: submitted.transaction.hash,
-    gasUsed: submitted.transaction.gasUsed.toString(),
+  const fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
+  const tasks: SubmittedTask[] = []
+  for (let copy = 0; copy < copies; copy++) {
+    let parentId = 0n
+    for (const [index, taskSpec] of specs.entries()) {
+      const submitted = await submitTask(connection, taskSpec, {parentId})
+      const task: SubmittedTask = {
+        taskId: submitted.taskId.toString(),
+        copy,
+        index,
+        tasks: specs.length,
+        parentId: parentId.toString(),
+        specHash: submitted.specHash,
+        steps: taskStepRange(taskSpec),
+        workUnits: submitted.workUnits.toString(),
+        escrow: submitted.escrow.toString(),
+        transactionHash: submitted.transaction.hash,
+        gasUsed: submitted.transaction.gasUsed.toString(),
+      }
+      tasks.push(task)
+      options.onSubmitted?.(task)
+      parentId = submitted.taskId
+    }
   }
-  options.onSubmitted?.(result)
+  const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId}
   if (!options.wait) return result
 
-  options.onStatus?.(0, 'Submitted')
-  const final = await followTask({
+  for (const task of tasks) options.onStatus?.(task.taskId!, 0, 'Submitted')
+  const finals = await followTasks({
     connection,
-    taskId: submitted.taskId,
+    taskIds: tasks.map((task) => BigInt(task.taskId!)),
     signal: options.signal,
     onEvent: (event) => {
-      if (event.type === 'status') options.onStatus?.(phaseOf[event.task.status], event.task.status)
+      if (event.type === 'status') options.onStatus?.(event.task.id.toString(), phaseOf[event.task.status], event.task.status)
       if (event.type === 'settle') options.onSettle?.(event)
+      if (event.type === 'expired') options.onExpired?.(event.taskId.toString(), event.from)
     },
   })
-  result.status = final.status
-  result.verdict = verdictOf(final)
-  if (final.status === 'Settled' && final.accepted) {
-    const manifest = await connection.store.getJson<ProofManifest>(final.manifestHash)
-    const last = manifest.checkpoints.at(-1)
-    if (last) {
+  const ledgers = await readTaskLedgers(connection, fromBlock, finals.map((task) => task.id))
+  let paid = 0n
+  let refunded = 0n
+  for (const [position, final] of finals.entries()) {
+    const task = tasks[position]!
+    const ledger = ledgers.get(final.id)
+    task.status = final.status
+    task.verdict = verdictOf(final)
+    task.totalSteps = final.totalSteps.toString()
+    if (final.price > 0n) task.price = final.price.toString()
+    if (ledger) {
+      task.solverPaid = ledger.solverPaid.toString()
+      task.verifierPaid = ledger.verifierPaid.toString()
+      task.tax = ledger.tax.toString()
+      task.fromEscrow = ledger.fromEscrow.toString()
+      task.refunded = ledger.refunded.toString()
+      paid += ledger.solverPaid + ledger.verifierPaid + ledger.tax + ledger.fromEscrow
+      refunded += ledger.refunded
+    }
+  }
+  result.paid = paid.toString()
+  result.refunded = refunded.toString()
+  await evaluateDelivered(connection, options.backend, specs, tasks, finals)
+  const first = tasks.filter((task) => task.copy === 0 && task.testAccuracy !== undefined).at(-1) ?? tasks[specs.length - 1]
+  if (first) {
+    result.taskId = first.taskId
+    result.status = first.status
+    result.verdict = first.verdict
+    if (first.testAccuracy !== undefined) {
+      result.testAccuracy = first.testAccuracy
+      result.finalCheckpoint = first.finalCheckpoint
       result.evaluatedOn = runtimeIdString(await selectBackend(options.backend))
-      const evaluation = await evaluateCheckpoint({spec, checkpoint: await connection.store.get(last.hash), backend: options.backend})
-      result.testAccuracy = evaluation.testAccuracy
-      result.finalCheckpoint = last.hash
     }
   }
   return result
+}
+
+/** What a task of the job would escrow at the deployed defaults (a dry run: no chain). */
+function estimated(taskSpec: JobSpec, copy: number, index: number, count: number): SubmittedTask {
+  const {workUnits} = estimateWork(taskSpec, defaultWorkTable)
+  return {
+    copy,
+    index,
+    tasks: count,
+    parentId: '0',
+    specHash: hashSpec(taskSpec),
+    steps: taskStepRange(taskSpec),
+    workUnits: workUnits.toString(),
+    escrow: escrowFor(workUnits, maxPriceWei(taskSpec), defaultMarketParams.verifierFeeBps).toString(),
+  }
+}
+
+function totals(tasks: readonly SubmittedTask[]): {workUnits: string; escrow: string} {
+  const sum = (pick: (task: SubmittedTask) => string) => tasks.reduce((total, task) => total + BigInt(pick(task)), 0n).toString()
+  return {workUnits: sum((task) => task.workUnits), escrow: sum((task) => task.escrow)}
+}
+
+/**
+ * Each copy's model is the final checkpoint of its last settled task: the job's last task, or a split task
+ * that stopped early (the tasks after it expire). Copies of one job train to the same checkpoint, so each
+ * distinct checkpoint is evaluated once.
+ */
+async function evaluateDelivered(connection: SignedConnection, backend: BackendName, specs: readonly JobSpec[], tasks: SubmittedTask[], finals: readonly Task[]): Promise<void> {
+  const accuracyOf = new Map<Hex, number>()
+  const copies = new Set(tasks.map((task) => task.copy))
+  for (const copy of copies) {
+    const chain = finals.flatMap((final, position) => (tasks[position]!.copy === copy ? [{final, task: tasks[position]!}] : []))
+    const delivered = chain.filter(({final}) => final.status === 'Settled' && final.accepted).at(-1)
+    if (!delivered) continue
+    const {final, task} = delivered
+    if (task.index !== specs.length - 1 && final.totalSteps === final.maxSteps) continue // a later task never ran
+    const manifest = await connection.store.getJson<ProofManifest>(final.manifestHash)
+    const last = manifest.checkpoints.at(-1)
+    if (!last) continue
+    let accuracy = accuracyOf.get(last.hash)
+    if (accuracy === undefined) {
+      const evaluation = await evaluateCheckpoint({spec: specs[task.index]!, checkpoint: await connection.store.get(last.hash), backend})
+      accuracy = evaluation.testAccuracy
+      accuracyOf.set(last.hash, accuracy)
+    }
+    task.testAccuracy = accuracy
+    task.finalCheckpoint = last.hash
+  }
 }

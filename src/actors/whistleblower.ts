@@ -14,7 +14,7 @@ import type {Task} from '../protocol/types.js'
 import type {BlobStore} from '../store/types.js'
 import {chainTime} from './chainTime.js'
 import {recheckTask} from './recheckTask.js'
-import {pumpSettle, type SettleReport} from './runRoleLoop.js'
+import {pumpExpire, pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {sleep} from './sleep.js'
 
 export const whistleblowerStrategies = ['honest', 'griefer'] as const
@@ -33,6 +33,8 @@ export type WhistleblowerEvent =
   | {type: 'lost-race'; taskId: bigint; reason: string}
   | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleReport['outcome']}
   | {type: 'dispute'; taskId: bigint; event: DisputeAgentEvent}
+  /** It expired a claimed task past its training deadline: the solver timed out, the task is back in the pool. */
+  | {type: 'expired'; taskId: bigint; solver: Hex; gasUsed: bigint}
 
 export type WhistleblowerOptions = {
   connection: SignedConnection
@@ -125,6 +127,8 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
         now,
         (report) => emit({type: 'settle', taskId: report.taskId, gasUsed: report.gasUsed, outcome: report.outcome}),
       )
+      // Like every role loop: a solver that vanished must not hold its task for ever (docs/market.md, section 5).
+      await pumpExpire(connection, tasks, now, (report) => emit({type: 'expired', taskId: report.taskId, solver: report.solver, gasUsed: report.gasUsed}))
       if (!active || signal?.aborted) return false
       const candidates = tasks.filter(
         (task) =>

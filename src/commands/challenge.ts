@@ -120,6 +120,8 @@ export default class Challenge extends BaseCommand {
         return this.log(`task ${event.taskId}: ${describeSettle(event.outcome)}`)
       case 'dispute':
         return this.log(`task ${event.taskId}: dispute ${event.event.disputeId}: ${describeDisputeEvent(event.event)}`)
+      case 'expired':
+        return this.log(`task ${event.taskId}: expired: solver ${event.solver} missed its training deadline, the task is back in the pool`)
     }
   }
 }

@@ -1,4 +1,5 @@
 import {Args, Flags} from '@oclif/core'
+import {formatUnits, parseEther} from 'viem'
 
 import {type SolverDisputeStance, solverDisputeStances, runSolver, type SolverEvent} from '../actors/solver.js'
 import {type OfflineSolveResult, solveOffline} from '../actors/solveOffline.js'
@@ -16,10 +17,12 @@ import {withInterrupt} from '../ui/withInterrupt.js'
 export default class Solve extends BaseCommand {
   static override summary = 'Act as a solver: take open tasks, train them with proof checkpoints, commit the proof.'
   static override description =
-    'Registers and stakes as a solver if needed, claims an open task (locking the stake and committing to a fresh secret), trains it on the chosen TensorFlow.js backend while storing a checkpoint every k steps, tosses the forced-error coin, and commits the Merkle root of the checkpoints (when the coin says so, a deliberately wrong proof with the honest one sealed, revealed after the challenge window; docs/disputes.md). It disputes a rejection of its honest proof, plays its disputes, and settles its verified tasks. A task claimed before a crash or Ctrl-C resumes from its last checkpoint, with its secret. With --json, each event is one JSON line.'
+    'Registers and stakes as a solver if needed and lists its offer (an ask per work unit and a capacity, docs/market.md) while the market price is at least its ask, withdrawing it when the price falls below and listing it again when the price is back. It claims an open task it may take (the price at most the task\'s max price, below its capacity, the task\'s declared work covering its own estimate, a split task\'s parent settled) (locking the stake and committing to a fresh secret), trains it on the chosen TensorFlow.js backend while storing a checkpoint every k steps, tosses the forced-error coin, and commits the Merkle root of the checkpoints (when the coin says so, a deliberately wrong proof with the honest one sealed, revealed after the challenge window; docs/disputes.md). It disputes a rejection of its honest proof, plays its disputes, and settles its verified tasks. A task claimed before a crash or Ctrl-C resumes from its last checkpoint, with its secret. With --json, each event is one JSON line.'
   static override examples = [
     {description: 'Solve one task on the local devnet as account 2', command: '<%= config.bin %> <%= command.id %> --account 2'},
     {description: 'Keep solving, streaming events as JSON lines', command: '<%= config.bin %> <%= command.id %> --loop --account 2 --json'},
+    {description: 'Ask 0.000012 ETH per work unit, two tasks listed at once', command: '<%= config.bin %> <%= command.id %> --loop --account 2 --ask 0.000012 --capacity 2'},
+    {description: 'Leave the market after 10 minutes (finishing the task in hand)', command: '<%= config.bin %> <%= command.id %> --loop --account 2 --leave-after 600'},
     {description: 'Train a job with no chain and write a proof bundle', command: '<%= config.bin %> <%= command.id %> --offline fixtures/jobs/mnist-mlp.yaml --out ./proof'},
     {description: 'Play a skip-steps cheater that disputes its rejection and then stops answering', command: '<%= config.bin %> <%= command.id %> --loop --account 3 --strategy skip-steps --dispute-stance staller'},
     {description: 'Write the bundle a forging cheater would (for testing verifiers)', command: '<%= config.bin %> <%= command.id %> --offline fixtures/jobs/mnist-mlp.yaml --out ./forged --strategy forge'},
@@ -46,6 +49,16 @@ export default class Solve extends BaseCommand {
       options: [...solverDisputeStances],
     }),
     'stall-after': Flags.integer({description: 'With --dispute-stance staller: dispute rounds answered before it stops.', min: 0, default: 1}),
+    ask: Flags.string({
+      description: "Its ask in ETH per work unit: it is listed (and claims) only while the market price is at least this. Default: the protocol's price floor, so it is always listed.",
+    }),
+    capacity: Flags.integer({
+      description: 'Tasks at once its offer lists (it trains one at a time, and claims its next while the book counts fewer than this active).',
+      min: 1,
+      max: 64,
+      default: 1,
+    }),
+    'leave-after': Flags.integer({description: 'Withdraw its offer after this many seconds, finish the task in hand and exit.', min: 0}),
     backend: backendFlag,
   }
 
@@ -53,19 +66,31 @@ export default class Solve extends BaseCommand {
     const {args, flags} = await this.parse(Solve)
     if (flags.offline) return this.solveOffline(args.job, flags.out, flags.backend as BackendName, flags.strategy as StrategyName, flags.json === true)
     if (args.job) throw new InvalidInputError(`job: a job file is only taken with --offline; on a chain the solver takes tasks from the market`)
+    // Checked before connecting, so a typo fails at once.
+    if (flags.ask !== undefined) parseAsk(flags.ask)
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     let bar: Progress | undefined
     const onEvent = (event: SolverEvent) => {
       if (flags.json) return this.emitJsonLine({role: 'solver', ...event})
       switch (event.type) {
         case 'ready':
-          return this.log(`solver ${event.address} ready, backend ${event.runtime}, dispute stance ${event.disputeStance}`)
+          return this.log(
+            `solver ${event.address} ready, backend ${event.runtime}, dispute stance ${event.disputeStance}, ask ${gwei(event.ask)} gwei per work unit, capacity ${event.capacity}`,
+          )
+        case 'offer-listed':
+          return this.log(`offer listed: ask ${gwei(event.ask)} gwei per work unit, capacity ${event.capacity} (price ${gwei(event.price)} gwei)`)
+        case 'offer-withdrawn':
+          return this.log(event.reason === 'leaving' ? `offer withdrawn: leaving the market` : `offer withdrawn: the price ${gwei(event.price)} gwei is below the ask ${gwei(event.ask)} gwei`)
+        case 'leaving':
+          return this.log(`leaving the market after ${event.afterSeconds} s: no new claims; exiting once the task in hand is done`)
+        case 'expired':
+          return this.log(`task ${event.taskId}: expired the claim of ${event.solver} past its training deadline; the task is back in the pool`)
         case 'claimed':
-          this.log(`task ${event.taskId}: claimed in block ${event.claimBlock}`)
+          this.log(`task ${event.taskId}: claimed in block ${event.claimBlock} at ${gwei(event.price)} gwei per work unit`)
           return
         case 'progress':
-          bar ??= createProgress({label: `task ${event.taskId} training`, total: event.steps, enabled: true})
-          bar.update(event.step, `loss ${event.loss.toFixed(4)}`)
+          bar ??= createProgress({label: `task ${event.taskId} training`, total: event.steps - event.from, enabled: true})
+          bar.update(event.step - event.from, `step ${event.step}, loss ${event.loss.toFixed(4)}`)
           return
         case 'coin':
           return event.forced ? this.log(`task ${event.taskId}: forced error: publishing a deliberately wrong proof, the honest one sealed`) : undefined
@@ -73,7 +98,7 @@ export default class Solve extends BaseCommand {
           bar?.stop()
           bar = undefined
           return this.log(
-            `task ${event.taskId}: committed proof ${event.proofRoot} (${event.checkpoints} checkpoints, ${event.trainingSeconds.toFixed(1)} s, runtime ${event.runtime}${event.strategy ? `, strategy ${event.strategy}` : ''}${event.sealedHonestRoot ? `, forced error sealing ${event.sealedHonestRoot}` : ''})`,
+            `task ${event.taskId}: committed proof ${event.proofRoot} (${event.checkpoints} checkpoints, ${event.totalSteps} steps, ${event.trainingSeconds.toFixed(1)} s, runtime ${event.runtime}${event.strategy ? `, strategy ${event.strategy}` : ''}${event.sealedHonestRoot ? `, forced error sealing ${event.sealedHonestRoot}` : ''})`,
           )
         case 'revealed':
           return this.log(`task ${event.taskId}: revealed the forced error; the honest proof ${event.honestRoot} goes to a fresh verification`)
@@ -103,6 +128,9 @@ export default class Solve extends BaseCommand {
         strategy: flags.strategy as StrategyName,
         disputeStance: flags['dispute-stance'] as SolverDisputeStance | undefined,
         stallAfterRounds: flags['stall-after'],
+        ask: flags.ask === undefined ? undefined : parseAsk(flags.ask),
+        capacity: flags.capacity,
+        leaveAfterSeconds: flags['leave-after'],
         signal,
         onEvent,
       }),
@@ -131,4 +159,14 @@ export default class Solve extends BaseCommand {
     this.log(`wrote ${result.files} files to ${result.dir}: ${result.checkpoints} checkpoints, root ${result.merkleRoot} (${result.trainingSeconds.toFixed(1)} s)`)
     return result
   }
+}
+
+/** --ask in ETH per work unit, as wei. */
+function parseAsk(value: string): bigint {
+  if (!/^\d+(\.\d{1,18})?$/.test(value)) throw new InvalidInputError(`--ask: expected ETH per work unit as a decimal number, e.g. 0.00001, got ${value}`)
+  return parseEther(value)
+}
+
+function gwei(wei: bigint): string {
+  return formatUnits(wei, 9)
 }

@@ -1,20 +1,22 @@
 import {Args, Flags} from '@oclif/core'
-import {formatEther} from 'viem'
+import {formatEther, formatUnits} from 'viem'
 
-import {submitJob, type SubmitJobResult} from '../actors/submitJob.js'
+import {submitJob, type SubmitJobResult, type SubmittedTask} from '../actors/submitJob.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
-import {createProgress, type Progress} from '../ui/progress.js'
-import {describeSettle} from '../ui/taskView.js'
+import {createMultiProgress, type MultiProgress, type Progress} from '../ui/progress.js'
+import {describeSettle, renderTable} from '../ui/taskView.js'
 
 export default class Submit extends BaseCommand {
   static override summary = 'Submit a training job: validate its spec, publish it and escrow the fee.'
   static override description =
-    'Reads a job.yaml, validates it, stores the spec in the blob store and posts the task with its escrow. With --wait it follows the task through training, verification, the challenge and reveal windows and any dispute, reopening or re-verification, calls settle until it is done, and reports the delivered model\'s test accuracy.'
+    "Reads a job.yaml, validates it, estimates its work units (docs/market.md), stores the spec in the blob store and posts the task with its escrow: work units x payment.maxPrice plus the verifier fee. A job with `split: {tasks: N}` is posted as N tasks at once, task i + 1 naming task i as its parent (it starts from task i's verified final checkpoint). With --wait it shows one progress bar per task, follows every task through training, verification, the challenge and reveal windows and any dispute, reopening, timeout or re-verification, calls settle until each is done, then reports per task the escrow, what was paid and what was refunded, and the delivered model's test accuracy."
   static override examples = [
-    {description: 'Check a job spec without touching a chain', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --dry-run'},
+    {description: 'Check a job spec and see its escrow without touching a chain', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --dry-run'},
     {description: 'Submit to the local devnet as account 1 and wait for the trained model', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --account 1 --wait'},
+    {description: 'A job split into 3 stacked tasks, one progress bar each', command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/jobs/smoke-split.yaml --account 1 --wait'},
+    {description: 'Three copies of a job at once (a demand spike)', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --count 3 --wait'},
     {description: 'Script it: one JSON object on stdout', command: '<%= config.bin %> <%= command.id %> job.yaml --wait --json | jq .testAccuracy'},
   ]
   static override args = {
@@ -22,36 +24,74 @@ export default class Submit extends BaseCommand {
   }
   static override flags = {
     ...connectionFlags,
-    wait: Flags.boolean({description: 'Follow the task until it is settled or expired, then evaluate the model.'}),
-    'dry-run': Flags.boolean({description: 'Validate the spec and print what would be escrowed, without a chain.'}),
+    wait: Flags.boolean({description: 'Follow every task until it is settled or expired, then evaluate the model.'}),
+    'dry-run': Flags.boolean({description: 'Validate the spec and print what would be escrowed (at the default work table and verifier fee), without a chain.'}),
+    count: Flags.integer({description: 'Submit this many copies of the job, each with its own escrow.', min: 1, max: 100, default: 1}),
     backend: backendFlag,
   }
 
   async run(): Promise<SubmitJobResult> {
     const {args, flags} = await this.parse(Submit)
-    let progress: Progress | undefined
+    const multi = createMultiProgress({enabled: flags.wait && !flags.json})
+    const bars = new Map<string, Progress>()
     const result = await submitJob({
       jobPath: args.job,
       dryRun: flags['dry-run'],
       wait: flags.wait,
+      count: flags.count,
       backend: flags.backend as 'wasm' | 'cpu' | 'gpu',
       connectOptions: connectOptionsFrom(flags, true),
-      onSubmitted: (submitted) => {
-        this.log(`task ${submitted.taskId} submitted (spec ${submitted.specHash}, escrow ${formatEther(BigInt(submitted.escrow))} ETH)`)
-        progress = createProgress({label: `task ${submitted.taskId}`, total: 5, enabled: flags.wait && !flags.json})
+      onSubmitted: (task) => {
+        const parent = task.parentId === '0' ? '' : `, after task ${task.parentId}`
+        this.logAbove(multi, `task ${task.taskId} submitted (${describeRange(task)}${parent}: ${task.workUnits} work units, escrow ${formatEther(BigInt(task.escrow))} ETH)`)
+        if (flags.wait) bars.set(task.taskId!, multi.add(`task ${task.taskId!.padStart(3)}${task.tasks > 1 ? ` (${task.index + 1}/${task.tasks})` : ''}`, 5))
       },
-      onStatus: (phase, status) => progress?.update(phase, status),
+      onStatus: (taskId, phase, status) => bars.get(taskId)?.update(phase, status),
       onSettle: (report) => {
-        if (report.outcome.type !== 'settled') this.log(`task ${report.taskId}: settle: ${describeSettle(report.outcome)}`)
+        if (report.outcome.type !== 'settled') this.logAbove(multi, `task ${report.taskId}: settle: ${describeSettle(report.outcome)}`)
       },
+      onExpired: (taskId, from) =>
+        this.logAbove(multi, from === 'Claimed' ? `task ${taskId}: its solver missed the training deadline: back in the pool` : `task ${taskId}: expired from ${from}, escrow refunded`),
     })
-    progress?.stop()
+    multi.stop()
     if (result.dryRun) {
       this.log(`valid: ${args.job} (spec ${result.specHash})`)
-      this.log(`escrow: ${formatEther(BigInt(result.escrow))} ETH (solver ${formatEther(BigInt(result.solverReward))}, verifier ${formatEther(BigInt(result.verifierReward))})`)
-    } else if (result.status) {
-      this.log(`task ${result.taskId}: ${result.status}, verdict ${result.verdict}${result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)} (on ${result.evaluatedOn})`}`)
+      this.log(
+        `${result.tasks.length} task${result.tasks.length === 1 ? '' : 's'}, ${result.workUnits} work units, escrow ${formatEther(BigInt(result.escrow))} ETH at max price ${formatEther(BigInt(result.maxPrice))} ETH per work unit (default work table and verifier fee)`,
+      )
+    } else if (flags.wait) {
+      this.log(renderLedger(result.tasks))
+      const model = result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)} (on ${result.evaluatedOn}, task ${result.taskId})`
+      this.log(`paid ${formatEther(BigInt(result.paid ?? '0'))} ETH, refunded ${formatEther(BigInt(result.refunded ?? '0'))} ETH of ${formatEther(BigInt(result.escrow))} ETH escrowed${model}`)
     }
     return result
   }
+
+  /** A line above the progress bars while they are drawn, else a plain line on stdout. */
+  private logAbove(multi: MultiProgress, line: string): void {
+    multi.log(line, (text) => this.log(text))
+  }
+}
+
+function describeRange(task: SubmittedTask): string {
+  return task.tasks > 1 ? `steps ${task.steps.start}-${task.steps.end} of a ${task.tasks}-task split job` : `${task.steps.end} steps`
+}
+
+function renderLedger(tasks: readonly SubmittedTask[]): string {
+  const eth = (wei: string | undefined) => (wei === undefined ? '-' : formatEther(BigInt(wei)))
+  return renderTable(
+    ['TASK', 'STATUS', 'VERDICT', 'STEPS', 'PRICE (gwei/WU)', 'ESCROW (ETH)', 'SOLVER', 'VERIFIER', 'TAX', 'REFUNDED'],
+    tasks.map((task) => [
+      task.taskId ?? '-',
+      task.status ?? '-',
+      task.verdict ?? '-',
+      task.totalSteps === undefined ? '-' : `${task.totalSteps}/${task.steps.end - task.steps.start}`,
+      task.price === undefined ? '-' : formatUnits(BigInt(task.price), 9),
+      eth(task.escrow),
+      eth(task.solverPaid),
+      eth(task.verifierPaid),
+      eth(task.tax),
+      eth(task.refunded),
+    ]),
+  )
 }

@@ -11,12 +11,15 @@ export type RosterEntry = {
   strategy: string
   /** Arguments after `gensyn`. */
   args: string[]
+  /** A dropout solver: the devnet SIGKILLs it after the first checkpoint it stores (docs/market.md, section 5). */
+  dropout?: boolean
 }
 
 /**
  * Names every solver, verifier and whistleblower of a scenario and the command it runs. Honest actors are
  * `<role>-N`; adversaries are named after what they play (`cheater-N` for cheating solvers,
- * `lazy-verifier-N`, `colluding-verifier-N`, `griefer-N`), numbered within their kind.
+ * `lazy-verifier-N`, `colluding-verifier-N`, `griefer-N`), and a solver the devnet kills is `dropout-N`
+ * (strategy `dropout`, so that its timeout penalty is not taken for an honest actor's), numbered within their kind.
  */
 export function actorRoster(scenario: ResolvedScenario, accounts: readonly DevnetAccount[]): RosterEntry[] {
   const solvers = accounts.filter((account) => account.role === 'solver')
@@ -30,10 +33,13 @@ export function actorRoster(scenario: ResolvedScenario, accounts: readonly Devne
   }
   const roster: RosterEntry[] = []
   for (const [position, account] of solvers.entries()) {
-    const {strategy, claimDelayMs, disputeStance} = scenario.actors.solvers[position]!
-    const args = ['solve', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs)]
+    const {strategy, claimDelayMs, disputeStance, ask, capacity, leaveAfterSeconds, dropout} = scenario.actors.solvers[position]!
+    const args = ['solve', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs), '--capacity', String(capacity)]
     if (disputeStance) args.push('--dispute-stance', disputeStance)
-    roster.push({account, role: 'solver', name: nameFor(strategy === 'honest' ? 'solver' : 'cheater'), strategy, args})
+    if (ask !== undefined) args.push('--ask', ask)
+    if (leaveAfterSeconds !== undefined) args.push('--leave-after', String(leaveAfterSeconds))
+    if (dropout) roster.push({account, role: 'solver', name: nameFor('dropout'), strategy: strategy === 'honest' ? 'dropout' : `${strategy}+dropout`, args, dropout})
+    else roster.push({account, role: 'solver', name: nameFor(strategy === 'honest' ? 'solver' : 'cheater'), strategy, args})
   }
   for (const [position, account] of verifiers.entries()) {
     const {strategy, colludeWith, claimDelayMs} = scenario.actors.verifiers[position]!

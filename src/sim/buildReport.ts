@@ -1,11 +1,15 @@
 import type {Address, Hex} from 'viem'
 
 import {pinpointGameAbi, taskMarketAbi} from '../chain/generated/index.js'
+import type {ProofManifest} from '../pol/index.js'
 import type {Connection} from '../protocol/connect.js'
 import {listTasks} from '../protocol/listTasks.js'
 import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
 import {type BalanceSnapshot, gasFeesPaid, takeBalanceSnapshot} from './balances.js'
-import type {SubmissionOutcome} from './createDevnet.js'
+import type {Dropout, SubmissionOutcome} from './createDevnet.js'
+import {type MarketHistory, readMarketHistory} from './readMarketHistory.js'
+import type {MarketSample} from './sampleMarket.js'
+import {readTaskLedgers, type TaskLedger} from './taskLedger.js'
 import type {RosterEntry} from './actorRoster.js'
 import type {DevnetAccount} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
@@ -23,6 +27,17 @@ export type TaskReport = {
   solver: Address
   verifier: Address
   escrow: string
+  /** The split job's task before it ('0' for none), its work units and steps: the range and what was trained. */
+  parentId: string
+  workUnits: string
+  maxSteps: string
+  totalSteps: string
+  /** Where the escrow went, to the wei (docs/market.md, section 2): `balanced` is refunded == escrow - payments. */
+  ledger: {price: string; solverPaid: string; verifierPaid: string; tax: string; fromEscrow: string; refunded: string; balanced: boolean}
+  /** Claims that timed out (the solver vanished; the task went back to the pool). */
+  timeouts: number
+  /** Every claim of the task: the first, one after each rejection and one after each timeout. */
+  claims: number
   /** How many times the task was taken: 1 + one per rejected proof (a rejection reopens the task). */
   attempts: number
   /** Every rejected proof: the cheater, what its stake lost, and where that went. */
@@ -32,6 +47,8 @@ export type TaskReport = {
   /** Chain-clock seconds spent in each phase of the last attempt (block timestamps, so whole seconds). */
   seconds: {queued: number; training: number; verification: number; challenge: number; total: number}
   proofRoot: Hex
+  /** The last checkpoint of its committed proof (a split job's model is its last task's), when the store has it. */
+  finalCheckpoint: Hex | null
   /** Whether the task came from one of the scenario's jobs (only those are held to its expectations). */
   fromScenario: boolean
   expectations: {ok: boolean; failures: string[]}
@@ -57,6 +74,9 @@ export type AccountReport = {
   jackpotWon: string
   /** Fees it was paid for accepted work, after tax. */
   feesEarned: string
+  /** Training timeouts (ClaimTimedOut) and the stake they cost it. */
+  timeouts: number
+  timeoutSlashed: string
 }
 
 /** One slash: whose locked stake, how much, and where it went (docs/disputes.md, "Money"). */
@@ -97,6 +117,10 @@ export type DevnetReport = {
   disputes: DisputeReport[]
   slashes: SlashReport[]
   jackpot: JackpotReport
+  /** The price over time, every offer listed and withdrawn, every training timeout (docs/market.md). */
+  market: MarketHistory
+  /** Dropout solvers the devnet killed (SIGKILL) after their first stored checkpoint. */
+  dropouts: Dropout[]
   conservation: {
     ok: boolean
     totalBefore: string
@@ -122,6 +146,9 @@ export type BuildReportOptions = {
   submissions: readonly SubmissionOutcome[]
   scenario: ResolvedScenario
   actors: readonly ActorHandle[]
+  dropouts?: readonly Dropout[]
+  /** The devnet's samples of currentPrice() while it ran. */
+  marketSamples?: readonly MarketSample[]
 }
 
 /**
@@ -134,17 +161,30 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
   const after = await takeBalanceSnapshot(connection, accounts)
   const tasks = await listTasks(connection)
   const events = await readPhaseEvents(connection, options.deployBlock)
+  // The submitters' results: every task they posted, and the delivered models' accuracy (a split job's model
+  // is its last task's; its earlier tasks deliver none).
   const accuracyByTask = new Map<string, number>()
+  const scenarioTaskIds = new Set<string>()
+  const deliveringTaskIds = new Set<string>()
   for (const submission of options.submissions) {
-    const {taskId, testAccuracy} = submission.result ?? {}
-    if (typeof taskId === 'string' && typeof testAccuracy === 'number') accuracyByTask.set(taskId, testAccuracy)
+    for (const submitted of submittedTasks(submission.result)) {
+      scenarioTaskIds.add(submitted.taskId)
+      if (submitted.testAccuracy !== undefined) accuracyByTask.set(submitted.taskId, submitted.testAccuracy)
+      if (submitted.index === submitted.tasks - 1) deliveringTaskIds.add(submitted.taskId)
+    }
   }
+  const ledgers = await readTaskLedgers(connection, options.deployBlock)
 
-  // Only the scenario's own jobs are judged; a task someone else submitted to the devnet is only reported.
-  const scenarioTaskIds = new Set(options.submissions.flatMap((submission) => (typeof submission.result?.taskId === 'string' ? [submission.result.taskId] : [])))
-  const taskReports = tasks.map((task) =>
-    taskReport(task, events.get(task.id) ?? new Map(), accuracyByTask.get(task.id.toString()) ?? null, scenarioTaskIds.has(task.id.toString()) ? scenario : undefined),
-  )
+  const names = actorNames(accounts, options.roster)
+  const nameOf = (address: Address) => names.get(address.toLowerCase())?.name ?? address
+  const strategyOf = (address: Address) => names.get(address.toLowerCase())?.strategy
+  const market = await readMarketHistory(connection, options.deployBlock, options.marketSamples ?? [], nameOf)
+  const taskReports = tasks.map((task) => {
+    const id = task.id.toString()
+    const judged = scenarioTaskIds.has(id) ? {scenario, delivers: deliveringTaskIds.has(id)} : undefined
+    return taskReport(task, events.get(task.id) ?? new Map(), accuracyByTask.get(id) ?? null, judged, ledgers.get(task.id), market.timeouts.filter((timeout) => timeout.taskId === id).length)
+  })
+  for (const report of taskReports) report.finalCheckpoint = await finalCheckpointOf(connection, tasks.find((task) => task.id.toString() === report.id)!)
 
   const fees = await gasFeesPaid(connection, accounts.map((account) => account.address), before.blockNumber, after.blockNumber)
   const total = (snapshot: BalanceSnapshot) =>
@@ -163,9 +203,6 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     marketBalanceMatchesEscrow: marketOk,
   }
 
-  const names = actorNames(accounts, options.roster)
-  const nameOf = (address: Address) => names.get(address.toLowerCase())?.name ?? address
-  const strategyOf = (address: Address) => names.get(address.toLowerCase())?.strategy
   const money = await readMoneyEvents(connection, options.deployBlock)
   const disputes = await readDisputes(connection, options.deployBlock, nameOf)
   const perAccount = (pick: (address: string) => bigint) => (account: DevnetAccount) => pick(account.address.toLowerCase()).toString()
@@ -176,8 +213,32 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
   const jackpotOf = sumBy(money.payouts, (payout) => payout.catcher, (payout) => payout.amount)
   const feesOf = sumBy(money.fees, (fee) => fee.to, (fee) => fee.amount)
 
+  const byName = new Map(accounts.map((account) => [nameOf(account.address), account.address.toLowerCase()]))
   const failures: string[] = []
-  if (scenarioTaskIds.size < scenario.jobs.length) failures.push(`expected ${scenario.jobs.length} tasks from the scenario's jobs, found ${scenarioTaskIds.size}`)
+  const expectedTasks = scenario.jobs.reduce((sum, job) => sum + job.count, 0)
+  if (scenarioTaskIds.size < expectedTasks) failures.push(`expected at least ${expectedTasks} tasks from the scenario's jobs, found ${scenarioTaskIds.size}`)
+  // docs/market.md, section 2: every wei of every escrow is accounted for, whatever the scenario.
+  for (const report of taskReports) {
+    if (!['Settled', 'Expired'].includes(report.status)) continue
+    const {ledger} = report
+    if (!ledger.balanced) {
+      const payments = BigInt(ledger.solverPaid) + BigInt(ledger.verifierPaid) + BigInt(ledger.tax) + BigInt(ledger.fromEscrow)
+      failures.push(`task ${report.id}: refunded ${ledger.refunded} wei, expected escrow ${report.escrow} - payments ${payments} = ${BigInt(report.escrow) - payments}`)
+    }
+  }
+  const timeoutsOf = (address: string) => market.timeouts.filter((timeout) => byName.get(timeout.solver) === address)
+  for (const name of scenario.expect.timedOut) {
+    const address = byName.get(name)
+    if (address === undefined) failures.push(`expect.timedOut: no actor named ${name}`)
+    else if (timeoutsOf(address).length === 0) failures.push(`${name} never timed out`)
+  }
+  for (const timeout of market.timeouts) {
+    const address = byName.get(timeout.solver)
+    if (address !== undefined && strategyOf(address as Address) === 'honest') failures.push(`task ${timeout.taskId}: honest ${timeout.solver} missed its training deadline`)
+  }
+  if (scenario.expect.priceRises && !market.shock?.rose) {
+    failures.push(market.shock ? `the price did not rise after ${market.shock.solver} left at ${market.shock.seconds} s (${market.shock.price} wei per work unit)` : 'expect.priceRises: no solver ever withdrew its offer')
+  }
   for (const report of taskReports) failures.push(...report.expectations.failures.map((failure) => `task ${report.id}: ${failure}`))
   // The protocol's own promises, whatever the scenario: no honest party is slashed, no cheat is paid.
   for (const report of taskReports) {
@@ -192,7 +253,6 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
   for (const slash of money.slashes) {
     if (strategyOf(slash.account) === 'honest') failures.push(`task ${slash.taskId}: honest ${nameOf(slash.account)} was slashed ${slash.amount} wei`)
   }
-  const byName = new Map(accounts.map((account) => [nameOf(account.address), account.address.toLowerCase()]))
   for (const name of scenario.expect.slashed) {
     const address = byName.get(name)
     if (address === undefined) failures.push(`expect.slashed: no actor named ${name}`)
@@ -234,6 +294,10 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
         slashGains: perAccount(gainsOf)(account),
         jackpotWon: perAccount(jackpotOf)(account),
         feesEarned: perAccount(feesOf)(account),
+        timeouts: timeoutsOf(account.address.toLowerCase()).length,
+        timeoutSlashed: timeoutsOf(account.address.toLowerCase())
+          .reduce((sum, timeout) => sum + BigInt(timeout.slashed), 0n)
+          .toString(),
       }
     }),
     disputes,
@@ -254,6 +318,8 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
       paidOut: money.payouts.reduce((sum, payout) => sum + payout.amount, 0n).toString(),
       payouts: money.payouts.map((payout) => ({taskId: payout.taskId, catcher: nameOf(payout.catcher), amount: payout.amount.toString()})),
     },
+    market,
+    dropouts: [...(options.dropouts ?? [])],
     conservation,
     actors: options.actors.map((actor) => ({name: actor.name, role: actor.role, exitCode: actor.exit?.exitCode ?? null, signal: actor.exit?.signal ?? null})),
     failures,
@@ -283,7 +349,15 @@ async function readPhaseEvents(connection: Connection, fromBlock: bigint): Promi
   return byTask
 }
 
-function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null, scenario: ResolvedScenario | undefined): TaskReport {
+function taskReport(
+  task: Task,
+  events: TaskEvents,
+  testAccuracy: number | null,
+  judged: {scenario: ResolvedScenario; delivers: boolean} | undefined,
+  ledger: TaskLedger | undefined,
+  timeouts: number,
+): TaskReport {
+  const scenario = judged?.scenario
   const gas = (...names: PhaseEvent[]) => names.flatMap((name) => events.get(name) ?? []).reduce((sum, entry) => sum + entry.gasUsed, 0n)
   const at = (name: PhaseEvent) => events.get(name)?.at(-1)?.timestamp
   const span = (from: PhaseEvent, to: PhaseEvent) => {
@@ -305,7 +379,7 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
     if (task.status !== 'Settled') failures.push(`status ${task.status}, expected Settled`)
     if (verdict !== scenario.expect.verdict) failures.push(`verdict ${verdict}, expected ${scenario.expect.verdict}`)
     const minimum = scenario.expect.minTestAccuracy
-    if (minimum !== undefined && scenario.expect.verdict === 'accepted' && (testAccuracy === null || testAccuracy < minimum)) {
+    if (minimum !== undefined && judged?.delivers && scenario.expect.verdict === 'accepted' && (testAccuracy === null || testAccuracy < minimum)) {
       failures.push(`test accuracy ${testAccuracy ?? 'unknown'}, expected at least ${minimum}`)
     }
   }
@@ -317,7 +391,22 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
     submitter: task.submitter,
     solver: task.solver,
     verifier: task.verifier,
-    escrow: task.escrow.toString(),
+    escrow: (ledger?.escrow ?? task.escrow).toString(),
+    parentId: task.parentId.toString(),
+    workUnits: task.workUnits.toString(),
+    maxSteps: task.maxSteps.toString(),
+    totalSteps: task.totalSteps.toString(),
+    ledger: {
+      price: (ledger?.price ?? task.price).toString(),
+      solverPaid: String(ledger?.solverPaid ?? 0n),
+      verifierPaid: String(ledger?.verifierPaid ?? 0n),
+      tax: String(ledger?.tax ?? 0n),
+      fromEscrow: String(ledger?.fromEscrow ?? 0n),
+      refunded: String(ledger?.refunded ?? 0n),
+      balanced: ledger?.balanced ?? false,
+    },
+    timeouts,
+    claims: events.get('TaskClaimed')?.length ?? 0,
     gasUsed: {...mapValues(gasUsed, String), total: Object.values(gasUsed).reduce((a, b) => a + b, 0n).toString()},
     seconds: {
       queued: span(events.has('TaskReopened') ? 'TaskReopened' : 'TaskSubmitted', 'TaskClaimed'),
@@ -334,6 +423,7 @@ function taskReport(task: Task, events: TaskEvents, testAccuracy: number | null,
       treasuryPaid: String(args.treasuryPaid),
     })),
     proofRoot: task.proofRoot,
+    finalCheckpoint: null,
     fromScenario: scenario !== undefined,
     expectations: {ok: failures.length === 0, failures},
   }
@@ -466,6 +556,29 @@ async function readDisputes(connection: Connection, fromBlock: bigint, nameOf: (
 
 function mapValues<K extends string, V, W>(record: Record<K, V>, map: (value: V) => W): Record<K, W> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value as V)])) as Record<K, W>
+}
+
+/** The last checkpoint of the task's committed proof, read from the blob store (null when it has none). */
+async function finalCheckpointOf(connection: Connection, task: Task): Promise<Hex | null> {
+  if (/^0x0{64}$/.test(task.manifestHash)) return null
+  try {
+    const manifest = await connection.store.getJson<ProofManifest>(task.manifestHash)
+    return manifest.checkpoints.at(-1)?.hash ?? null
+  } catch {
+    return null
+  }
+}
+
+type SubmittedTaskSummary = {taskId: string; index: number; tasks: number; testAccuracy?: number}
+
+/** The tasks a submitter's JSON result lists (src/actors/submitJob.ts). */
+function submittedTasks(result: Record<string, unknown> | undefined): SubmittedTaskSummary[] {
+  const tasks = Array.isArray(result?.tasks) ? (result.tasks as Record<string, unknown>[]) : []
+  return tasks.flatMap((task) =>
+    typeof task.taskId === 'string'
+      ? [{taskId: task.taskId, index: Number(task.index ?? 0), tasks: Number(task.tasks ?? 1), ...(typeof task.testAccuracy === 'number' ? {testAccuracy: task.testAccuracy} : {})}]
+      : [],
+  )
 }
 
 function lastLine(text: string): string {

@@ -14,12 +14,18 @@ import {buildReport, type DevnetReport} from './buildReport.js'
 import {actorRoster, type RosterEntry} from './actorRoster.js'
 import {type DevnetAccount, devnetAccounts} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
+import {type MarketSampler, startMarketSampler} from './sampleMarket.js'
 import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
+import {sleep} from '../actors/sleep.js'
 
 export type DevnetEvent =
   | {type: 'phase'; message: string}
   | {type: 'actor'; actor: string; role: string; event: Record<string, unknown>}
-  | {type: 'actor-exit'; actor: string; role: ActorHandle['role']; exit: ActorExit}
+  /** `killed`: the devnet killed it on purpose (a dropout solver), so its exit is not a crash. */
+  | {type: 'actor-exit'; actor: string; role: ActorHandle['role']; exit: ActorExit; killed: boolean}
+
+/** A dropout solver the devnet killed: after which stored checkpoint of which task. */
+export type Dropout = {actor: string; taskId: string; step: number}
 
 export type DevnetOptions = {
   scenario: ResolvedScenario
@@ -45,6 +51,8 @@ export type Devnet = {
   /** Stops the actor processes but keeps the chain up, so the report can still read it. */
   stopActors(): Promise<void>
   report(submissions: SubmissionOutcome[]): Promise<DevnetReport>
+  /** The dropout solvers killed so far. */
+  readonly dropouts: Dropout[]
   /** Stops every actor, then anvil. Safe to call twice, and after a failed start. */
   stop(): Promise<void>
 }
@@ -74,6 +82,10 @@ export function createDevnet(options: DevnetOptions): Devnet {
     handleSignals: false,
   })
   const actors: ActorHandle[] = []
+  const dropouts: Dropout[] = []
+  // Stops the submitters' waits for their jobs' `at` when the run ends first.
+  const stopping = new AbortController()
+  let sampler: MarketSampler | undefined
   const emit = options.onEvent ?? (() => {})
   let connection: Connection | undefined
   let before: BalanceSnapshot | undefined
@@ -83,17 +95,27 @@ export function createDevnet(options: DevnetOptions): Devnet {
 
   const common = () => ['--json', '--state-dir', stateDir, '--backend', backend]
 
-  function spawn(name: string, role: ActorHandle['role'], account: DevnetAccount, args: string[]): ActorHandle {
-    const handle = spawnActor({
+  function spawn(entry: RosterEntry): ActorHandle {
+    const {name, role, account} = entry
+    const handle: ActorHandle = spawnActor({
       name,
       role,
       account: account.index,
-      args: [...args, '--account', String(account.index), ...common()],
+      args: [...entry.args, '--account', String(account.index), ...common()],
       logDir,
-      onJson: (event) => emit({type: 'actor', actor: name, role, event}),
+      onJson(event) {
+        emit({type: 'actor', actor: name, role, event})
+        // docs/market.md, section 5: a dropout solver dies (SIGKILL, no clean-up) once it has stored its first
+        // checkpoint of a claimed task, and is not restarted; the task must come back through expire.
+        if (entry.dropout && event.type === 'checkpoint' && !handle.killed) {
+          dropouts.push({actor: name, taskId: String(event.taskId), step: Number(event.step)})
+          emit({type: 'phase', message: `${name}: killed (SIGKILL) after storing its checkpoint at step ${String(event.step)} of task ${String(event.taskId)}`})
+          void handle.kill()
+        }
+      },
     })
     actors.push(handle)
-    void handle.exited.then((exit) => emit({type: 'actor-exit', actor: name, role, exit}))
+    void handle.exited.then((exit) => emit({type: 'actor-exit', actor: name, role, exit, killed: handle.killed}))
     return handle
   }
 
@@ -141,6 +163,21 @@ export function createDevnet(options: DevnetOptions): Devnet {
             ...optional(protocol.maxChallengers, (value) => ({maxChallengers: value})),
             ...optional(protocol.committeeSize, (value) => ({committeeSize: value})),
           },
+          // docs/market.md, "Parameters": prices in ETH per work unit in the scenario, wei on chain.
+          market: {
+            ...optional(protocol.initialPrice, (value) => ({initialPrice: parseEther(value)})),
+            ...optional(protocol.priceFloor, (value) => ({priceFloor: parseEther(value)})),
+            ...optional(protocol.priceCeiling, (value) => ({priceCeiling: parseEther(value)})),
+            ...optional(protocol.priceStepBps, (value) => ({priceStepBps: value})),
+            ...optional(protocol.targetUtilizationBps, (value) => ({targetUtilizationBps: value})),
+            ...optional(protocol.priceEpochBlocks, (value) => ({priceEpochBlocks: value})),
+            ...optional(protocol.verifierFeeBps, (value) => ({verifierFeeBps: value})),
+            ...optional(protocol.timeoutSlashBps, (value) => ({timeoutSlashBps: value})),
+            ...optional(protocol.claimTimeoutSeconds, (value) => ({claimTimeoutSeconds: BigInt(value)})),
+            ...optional(protocol.trainingBaseSeconds, (value) => ({trainingBaseSeconds: BigInt(value)})),
+            ...optional(protocol.minWorkUnitsPerSecond, (value) => ({minWorkUnitsPerSecond: BigInt(value)})),
+            ...optional(protocol.verificationTimeoutSeconds, (value) => ({verificationTimeoutSeconds: BigInt(value)})),
+          },
         },
       })
       deployBlock = deployed.deployBlock
@@ -151,7 +188,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
         rpcUrl: anvil.rpcUrl,
         chainId: await publicClient.getChainId(),
         deployBlock: deployed.deployBlock,
-        contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game},
+        contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game, book: deployed.book},
         accounts: accounts.map(({index, address, privateKey, role}) => ({index, address, privateKey, role})),
         storeDir,
         createdAt: new Date().toISOString(),
@@ -160,7 +197,8 @@ export function createDevnet(options: DevnetOptions): Devnet {
       before = await takeBalanceSnapshot(connection, accounts)
       emit({type: 'phase', message: `contracts: market ${deployed.market}, registry ${deployed.registry}`})
 
-      for (const entry of roster) spawn(entry.name, entry.role, entry.account, entry.args)
+      sampler = startMarketSampler(connection, Math.max(500, scenario.chain.blockTime * 1000))
+      for (const entry of roster) spawn(entry)
       await writeProcesses(stateDir, {devnetPid: process.pid, anvilPid: anvil.pid, actors: actors.map(({name, pid}) => ({name, pid}))})
       emit({type: 'phase', message: `spawned ${roster.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend})`})
     },
@@ -173,18 +211,23 @@ export function createDevnet(options: DevnetOptions): Devnet {
         if (!submitter) throw new BaseError(`scenario ${scenario.name}: jobs[${index}].submitter: expected an index below ${submitters.length}`)
         queues.set(submitter, [...(queues.get(submitter) ?? []), job])
       })
+      const started = performance.now()
       const outcomes = await Promise.all(
         [...queues].map(async ([account, jobs]) => {
           const results: SubmissionOutcome[] = []
+          // One process per account at a time (two would race for its nonces): a submitter posts its jobs in
+          // order, each once its `at` has come (a demand shift) and the one before has finished.
           for (const [jobNumber, job] of jobs.entries()) {
+            await sleep(job.at * 1000 - (performance.now() - started), stopping.signal)
             if (stopped) break
             const name = `submitter-${submitters.indexOf(account) + 1}${jobs.length > 1 ? `-job-${jobNumber + 1}` : ''}`
             let result: Record<string, unknown> | undefined
+            const count = job.count > 1 ? ['--count', String(job.count)] : []
             const handle = spawnActor({
               name,
               role: 'submitter',
               account: account.index,
-              args: ['submit', job.path, '--wait', '--account', String(account.index), ...common()],
+              args: ['submit', job.path, '--wait', ...count, '--account', String(account.index), ...common()],
               logDir,
               onJson: (value) => {
                 result = value
@@ -192,9 +235,9 @@ export function createDevnet(options: DevnetOptions): Devnet {
               },
             })
             actors.push(handle)
-            emit({type: 'phase', message: `${name}: submitting ${path.relative(process.cwd(), job.path)}`})
+            emit({type: 'phase', message: `${name}: submitting ${job.count > 1 ? `${job.count} copies of ` : ''}${path.relative(process.cwd(), job.path)}`})
             const exit = await handle.exited
-            emit({type: 'actor-exit', actor: name, role: 'submitter', exit})
+            emit({type: 'actor-exit', actor: name, role: 'submitter', exit, killed: false})
             results.push({job: job.path, submitter: name, exit, result})
           }
           return results
@@ -205,12 +248,16 @@ export function createDevnet(options: DevnetOptions): Devnet {
 
     async report(submissions) {
       if (!connection || !before) throw new BaseError('devnet: report() before start()')
-      return buildReport({connection, accounts, roster, before, deployBlock, submissions, scenario, actors})
+      return buildReport({connection, accounts, roster, before, deployBlock, submissions, scenario, actors, dropouts, marketSamples: sampler?.samples ?? []})
     },
+
+    dropouts,
 
     async stopActors() {
       stopped = true
+      stopping.abort()
       await Promise.all(actors.map((actor) => actor.stop()))
+      await sampler?.stop()
     },
 
     async stop() {

@@ -32,7 +32,8 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
     ...options,
     onEvent(event) {
       emit(event)
-      const isRoleLoop = event.type === 'actor-exit' && event.role !== 'submitter'
+      // A dropout solver's SIGKILL is the scenario's own doing, not a crash.
+      const isRoleLoop = event.type === 'actor-exit' && event.role !== 'submitter' && !event.killed
       if (isRoleLoop && !stopping && event.exit.exitCode !== 0) {
         crash = `${event.actor} exited with ${event.exit.exitCode ?? event.exit.signal}: ${event.exit.stderrTail.trim().split('\n').at(-1) ?? ''}`
         crashed.abort()

@@ -21,9 +21,20 @@ const solverSchema = z.strictObject({
   claimDelayMs: z.number().int().min(0).max(600_000).default(0),
   /** How it plays a dispute over its proof (docs/disputes.md); default: honest for `honest`, else `defend`. */
   disputeStance: z.enum(['honest', 'defend', 'staller']).optional(),
+  /** Its ask in ETH per work unit (docs/market.md, section 3); default: the protocol's price floor. */
+  ask: ether.optional(),
+  /** Tasks at once it lists in its offer. */
+  capacity: z.number().int().min(1).max(64).default(1),
+  /** The supply shock: after this many seconds it withdraws its offer, finishes its task and exits. */
+  leaveAfterSeconds: z.number().min(0).max(86_400).optional(),
+  /**
+   * A devnet behaviour, not a proof strategy: the devnet kills (SIGKILL) the solver's process after the first
+   * checkpoint it stores of a claimed task, and does not restart it (docs/market.md, section 5).
+   */
+  dropout: z.boolean().default(false),
 })
 export type ScenarioSolver = z.infer<typeof solverSchema>
-const honestSolver: ScenarioSolver = {strategy: 'honest', claimDelayMs: 0}
+const honestSolver: ScenarioSolver = {strategy: 'honest', claimDelayMs: 0, capacity: 1, dropout: false}
 
 const verifierSchema = z.strictObject({
   /** `lazy` accepts without replaying; `colluding` accepts its partners' proofs unchecked (docs/adversaries.md). */
@@ -53,6 +64,7 @@ function actorList<T extends z.ZodType>(entry: T, honest: () => z.output<T>, fal
 
 const bps = z.number().int().min(0).max(10_000)
 const blocks = z.number().int().min(1).max(100_000)
+const seconds = z.number().int().min(1).max(365 * 86_400)
 
 export const scenarioSchema = z.strictObject({
   name: z.string().min(1),
@@ -79,6 +91,13 @@ export const scenarioSchema = z.strictObject({
         file: z.string().min(1),
         /** Which submitter (0-based) posts it; round robin when absent. */
         submitter: z.number().int().min(0).optional(),
+        /**
+         * Seconds after the actors start before it is submitted (a demand shift). A submitter posts its jobs
+         * one after another, so a job also waits for the same submitter's previous one to finish.
+         */
+        at: z.number().min(0).max(86_400).default(0),
+        /** Submit this many copies of the job at once (one `gensyn submit --count N`). */
+        count: z.number().int().min(1).max(20).default(1),
       }),
     )
     .min(1),
@@ -106,6 +125,19 @@ export const scenarioSchema = z.strictObject({
       jackpotSeed: ether.default('0'),
       maxChallengers: z.number().int().min(1).max(255).optional(),
       committeeSize: z.number().int().min(1).max(255).optional(),
+      // The market (docs/market.md, "Parameters"): prices in ETH per work unit.
+      initialPrice: ether.optional(),
+      priceFloor: ether.optional(),
+      priceCeiling: ether.optional(),
+      priceStepBps: bps.optional(),
+      targetUtilizationBps: bps.optional(),
+      priceEpochBlocks: blocks.optional(),
+      verifierFeeBps: bps.optional(),
+      timeoutSlashBps: bps.optional(),
+      claimTimeoutSeconds: seconds.optional(),
+      trainingBaseSeconds: seconds.optional(),
+      minWorkUnitsPerSecond: z.number().int().min(1).optional(),
+      verificationTimeoutSeconds: seconds.optional(),
     })
     .default({jackpotSeed: '0'}),
   expect: z
@@ -120,8 +152,12 @@ export const scenarioSchema = z.strictObject({
       disputes: z
         .strictObject({min: z.number().int().min(0).default(0), outcomes: z.array(z.enum(['ProverWon', 'ChallengerWon', 'BothWrong', 'Void'])).optional()})
         .default({min: 0}),
+      /** Actors that must have lost stake to a training timeout (ClaimTimedOut). */
+      timedOut: z.array(z.string().min(1)).default([]),
+      /** The market price must rise above where it was when the first solver withdrew its offer. */
+      priceRises: z.boolean().default(false),
     })
-    .default({verdict: 'accepted', slashed: [], jackpotPaid: [], disputes: {min: 0}}),
+    .default({verdict: 'accepted', slashed: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false}),
   /** The whole run fails if its jobs have not settled by then. */
   timeoutSeconds: z.number().int().positive().default(1800),
 })

@@ -21,6 +21,10 @@ export type ActorHandle = {
   exited: Promise<ActorExit>
   /** SIGTERM (the actor finishes its current step), then SIGKILL after a grace period. */
   stop(): Promise<ActorExit>
+  /** SIGKILL at once, with no chance to clean up: a real crash (the devnet's dropout solver). */
+  kill(): Promise<ActorExit>
+  /** Whether it was killed on purpose (kill()): its exit is not a crash of the run. */
+  readonly killed: boolean
 }
 
 export type SpawnActorOptions = {
@@ -66,6 +70,7 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
     stderrTail = (stderrTail + chunk.toString()).slice(-2000)
   })
   let exit: ActorExit | undefined
+  let killed = false
   const exited: Promise<ActorExit> = child.then((result) => {
     log.end()
     exit = {exitCode: result.exitCode, signal: result.signal, stderrTail}
@@ -82,6 +87,16 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
     exited,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
+      return exited
+    },
+    get killed() {
+      return killed
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        killed = true
+        child.kill('SIGKILL')
+      }
       return exited
     },
   }

@@ -7,6 +7,7 @@ type ConnectionFlagValues = {
   market?: string | undefined
   registry?: string | undefined
   game?: string | undefined
+  book?: string | undefined
   'state-dir': string
   store?: string | undefined
 }
@@ -19,6 +20,7 @@ export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = fa
     market: flags.market,
     registry: flags.registry,
     game: flags.game,
+    book: flags.book,
     stateDir: flags['state-dir'],
     storeDir: flags.store,
     needsSigner,

@@ -1,9 +1,10 @@
-import {formatEther} from 'viem'
+import {formatEther, formatUnits} from 'viem'
 
 import type {DevnetReport} from '../sim/buildReport.js'
 import type {DevnetEvent} from '../sim/createDevnet.js'
 import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import type {SettleOutcome} from '../protocol/marketActions.js'
+import {renderPriceChart} from './priceChart.js'
 import {describeDisputeEvent, describeSettle, renderTable} from './taskView.js'
 
 /**
@@ -12,12 +13,17 @@ import {describeDisputeEvent, describeSettle, renderTable} from './taskView.js'
  */
 export function createDevnetLog(write: (line: string) => void): (event: DevnetEvent) => void {
   const quarters = new Map<string, number>()
+  // Solvers that announced they are leaving the market: their exit is the end of it.
+  const leaving = new Set<string>()
   return (event) => {
     if (event.type === 'phase') return write(`devnet  ${event.message}`)
     if (event.type === 'actor-exit') {
-      if (event.exit.exitCode !== 0) write(`${event.actor.padEnd(12)} exited with ${event.exit.exitCode ?? event.exit.signal}`)
+      if (event.killed) write(`${event.actor.padEnd(12)} is gone (killed with ${event.exit.signal ?? 'SIGKILL'}); its task waits for the training deadline`)
+      else if (event.exit.exitCode !== 0) write(`${event.actor.padEnd(12)} exited with ${event.exit.exitCode ?? event.exit.signal}`)
+      else if (leaving.has(event.actor)) write(`${event.actor.padEnd(12)} left the market and exited`)
       return
     }
+    if (event.event.type === 'leaving') leaving.add(event.actor)
     const line = describe(event.event, quarters, event.actor)
     if (line) write(`${event.actor.padEnd(12)} ${line}`)
   }
@@ -32,16 +38,30 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
     case 'inconclusive':
       return `${task}: ${event.type}, ${String(event.reason)}`
     case 'claimed':
-      return event.randomness ? `${task}: verification claimed (randomness ${String(event.randomness).slice(0, 10)}…)` : `${task}: claimed`
+      if (event.randomness) return `${task}: verification claimed (randomness ${String(event.randomness).slice(0, 10)}…)`
+      return `${task}: claimed${event.price === undefined ? '' : ` at ${gwei(event.price)} gwei per work unit`}`
+    case 'offer-listed':
+      return `listed its offer: ask ${gwei(event.ask)} gwei per work unit, capacity ${String(event.capacity)} (price ${gwei(event.price)})`
+    case 'offer-withdrawn':
+      return event.reason === 'leaving'
+        ? `withdrew its offer: leaving the market (price ${gwei(event.price)} gwei)`
+        : `withdrew its offer: price ${gwei(event.price)} gwei is below its ask ${gwei(event.ask)}`
+    case 'leaving':
+      return `leaving the market after ${String(event.afterSeconds)} s: no new claims`
+    case 'expired':
+      return `${task}: expired the claim of ${String(event.solver)} past its training deadline: back in the pool`
+    case 'resumed':
+      return `${task}: resuming from its checkpoint at step ${String(event.step)}`
     case 'progress': {
-      const quarter = Math.floor((Number(event.step) / Number(event.steps)) * 4)
+      const from = Number(event.from ?? 0)
+      const quarter = Math.floor(((Number(event.step) - from) / (Number(event.steps) - from)) * 4)
       const key = `${actor}:${String(event.taskId)}`
       if (quarter <= (quarters.get(key) ?? 0)) return undefined
       quarters.set(key, quarter)
       return `${task}: training ${event.step}/${event.steps}, loss ${Number(event.loss).toFixed(4)}`
     }
     case 'committed':
-      return `${task}: committed ${event.checkpoints} checkpoints in ${Number(event.trainingSeconds).toFixed(1)} s (runtime ${String(event.runtime)})`
+      return `${task}: committed ${event.checkpoints} checkpoints${event.totalSteps === undefined ? '' : ` (${String(event.totalSteps)} steps)`} in ${Number(event.trainingSeconds).toFixed(1)} s (runtime ${String(event.runtime)})`
     case 'segment':
       return `${task}: segment ${event.segment} steps ${event.startStep}-${event.endStep} ${event.match ? 'matches' : 'DIFFERS'}`
     case 'verdict':
@@ -71,8 +91,14 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
     case 'lost-race':
       return `${task}: taken by another actor`
     default:
-      if (typeof event.taskId === 'string' && 'status' in event) {
-        return `${task}: ${String(event.status)}, verdict ${String(event.verdict)}${typeof event.testAccuracy === 'number' ? `, test accuracy ${event.testAccuracy.toFixed(4)}` : ''}`
+      // A submitter's final result: one line per task.
+      if (Array.isArray(event.tasks) && 'status' in event) {
+        return (event.tasks as Record<string, unknown>[])
+          .map(
+            (entry) =>
+              `task ${String(entry.taskId)}: ${String(entry.status)}, verdict ${String(entry.verdict)}, refunded ${formatEther(BigInt(String(entry.refunded ?? '0')))} of ${formatEther(BigInt(String(entry.escrow ?? '0')))} ETH${typeof entry.testAccuracy === 'number' ? `, test accuracy ${entry.testAccuracy.toFixed(4)}` : ''}`,
+          )
+          .join(`\n${actor.padEnd(12)} `)
       }
       return undefined
   }
@@ -80,12 +106,14 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
 
 export function renderReport(report: DevnetReport): string {
   const tasks = renderTable(
-    ['TASK', 'STATUS', 'VERDICT', 'ATTEMPTS', 'TEST ACC', 'GAS', 'TRAIN s', 'VERIFY s', 'TOTAL s'],
+    ['TASK', 'PARENT', 'STATUS', 'VERDICT', 'CLAIMS', 'STEPS', 'TEST ACC', 'GAS', 'TRAIN s', 'VERIFY s', 'TOTAL s'],
     report.tasks.map((task) => [
       task.id,
+      task.parentId === '0' ? '-' : task.parentId,
       task.status,
       task.verdict,
-      task.rejections.length === 0 ? String(task.attempts) : `${task.attempts} (${task.rejections.length} rejected)`,
+      describeAttempts(task),
+      `${task.totalSteps}/${task.maxSteps}`,
       task.testAccuracy === null ? '-' : task.testAccuracy.toFixed(4),
       task.gasUsed.total,
       String(task.seconds.training),
@@ -93,8 +121,23 @@ export function renderReport(report: DevnetReport): string {
       String(task.seconds.total),
     ]),
   )
+  const ledger = renderTable(
+    ['TASK', 'WORK UNITS', 'PRICE (gwei/WU)', 'ESCROW (ETH)', 'SOLVER', 'VERIFIER', 'TAX', 'FROM ESCROW', 'REFUNDED', 'REFUND = ESCROW - PAID'],
+    report.tasks.map((task) => [
+      task.id,
+      task.workUnits,
+      task.ledger.price === '0' ? '-' : formatUnits(BigInt(task.ledger.price), 9),
+      formatEther(BigInt(task.escrow)),
+      formatEther(BigInt(task.ledger.solverPaid)),
+      formatEther(BigInt(task.ledger.verifierPaid)),
+      formatEther(BigInt(task.ledger.tax)),
+      formatEther(BigInt(task.ledger.fromEscrow)),
+      formatEther(BigInt(task.ledger.refunded)),
+      ['Settled', 'Expired'].includes(task.status) ? (task.ledger.balanced ? 'yes, to the wei' : 'NO') : 'open',
+    ]),
+  )
   const accounts = renderTable(
-    ['#', 'ACTOR', 'PLAYS', 'FEES (ETH)', 'SLASHED', 'FROM SLASHES', 'JACKPOT', 'NET Δ (ETH, after gas)'],
+    ['#', 'ACTOR', 'PLAYS', 'FEES (ETH)', 'SLASHED', 'TIMEOUTS', 'FROM SLASHES', 'JACKPOT', 'NET Δ (ETH, after gas)'],
     report.accounts.map((account) => {
       const wallet = BigInt(account.balanceAfter) - BigInt(account.balanceBefore)
       const stake = BigInt(account.stakeAfter) - BigInt(account.stakeBefore)
@@ -104,6 +147,7 @@ export function renderReport(report: DevnetReport): string {
         account.strategy ?? account.role,
         formatEther(BigInt(account.feesEarned)),
         signedEther(-BigInt(account.slashed)),
+        account.timeouts === 0 ? '-' : `${account.timeouts} (${signedEther(-BigInt(account.timeoutSlashed))})`,
         signedEther(BigInt(account.slashGains)),
         signedEther(BigInt(account.jackpotWon)),
         signedEther(wallet + stake),
@@ -140,7 +184,55 @@ export function renderReport(report: DevnetReport): string {
     ? `money conserved: every wei accounted for (gas fees ${formatEther(BigInt(report.conservation.gasFees))} ETH, burned ${formatEther(BigInt(report.conservation.burned))} ETH)`
     : `MONEY NOT CONSERVED: before ${report.conservation.totalBefore}, after ${report.conservation.totalAfter} + fees ${report.conservation.gasFees}`
   const verdict = report.ok ? `scenario ${report.scenario}: every expectation held` : `scenario ${report.scenario} FAILED:\n  ${report.failures.join('\n  ')}`
-  return ['', tasks, '', accounts, '', disputes, ...slashes, jackpotLine, '', conservation, verdict].join('\n')
+  return ['', tasks, '', ledger, '', accounts, '', disputes, ...slashes, jackpotLine, '', ...renderMarket(report), '', conservation, verdict].join('\n')
+}
+
+function describeAttempts(task: DevnetReport['tasks'][number]): string {
+  const notes = [...(task.rejections.length > 0 ? [`${task.rejections.length} rejected`] : []), ...(task.timeouts > 0 ? [`${task.timeouts} timed out`] : [])]
+  return notes.length === 0 ? String(task.claims) : `${task.claims} (${notes.join(', ')})`
+}
+
+/** The market part of the report: the price chart, every solver's joins and leaves, timeouts and dropouts. */
+function renderMarket(report: DevnetReport): string[] {
+  const {market} = report
+  const lines: string[] = []
+  if (market.series.length > 0) {
+    lines.push(
+      `market price (gwei per work unit): start ${formatUnits(BigInt(market.price.start), 9)}, end ${formatUnits(BigInt(market.price.end), 9)}, min ${formatUnits(BigInt(market.price.min), 9)}, max ${formatUnits(BigInt(market.price.max), 9)}`,
+    )
+    const marks = market.offers.flatMap((offer) => offer.events.map((event) => ({seconds: event.seconds, mark: event.type === 'listed' ? ('join' as const) : ('leave' as const)})))
+    lines.push(renderPriceChart(market.series.map((point) => ({seconds: point.seconds, price: BigInt(point.price)})), {marks}))
+    if (market.shock) {
+      lines.push(
+        `supply shock: ${market.shock.solver} left at ${market.shock.seconds} s at ${formatUnits(BigInt(market.shock.price), 9)} gwei; the price then ${market.shock.rose ? `rose to ${formatUnits(BigInt(market.shock.maxAfter), 9)} gwei` : 'did not rise'}`,
+      )
+    }
+  }
+  if (market.offers.length > 0) {
+    lines.push(
+      renderTable(
+        ['SOLVER', 'ASK (gwei/WU)', 'CAPACITY', 'JOINS', 'LEAVES', 'OFFER LISTED (+) / WITHDRAWN (-) AT s'],
+        market.offers.map((offer) => [
+          offer.solver,
+          formatUnits(BigInt(offer.ask), 9),
+          String(offer.capacity),
+          String(offer.joins),
+          String(offer.leaves),
+          offer.events.map((event) => `${event.type === 'listed' ? '+' : '-'}${event.seconds}`).join(' '),
+        ]),
+      ),
+    )
+  }
+  for (const timeout of market.timeouts) {
+    lines.push(`timeout  task ${timeout.taskId}: ${timeout.solver} missed its training deadline at ${timeout.seconds} s and lost ${formatEther(BigInt(timeout.slashed))} ETH of stake; the task went back to the pool`)
+  }
+  for (const dropout of report.dropouts) lines.push(`dropout  ${dropout.actor} was killed (SIGKILL) after storing step ${dropout.step} of task ${dropout.taskId}`)
+  return lines
+}
+
+/** Wei per work unit in gwei, for log lines. */
+function gwei(value: unknown): string {
+  return formatUnits(BigInt(String(value)), 9)
 }
 
 function signedEther(wei: bigint): string {

@@ -21,6 +21,7 @@ export const connectionFlags = {
   market: Flags.string({description: 'TaskMarket contract address (defaults to the devnet one).', env: 'GENSYN_MARKET', helpGroup: 'CONNECTION'}),
   registry: Flags.string({description: 'RoleRegistry contract address (defaults to the devnet one).', env: 'GENSYN_REGISTRY', helpGroup: 'CONNECTION'}),
   game: Flags.string({description: "PinpointGame contract address (defaults to the devnet one, else the market's game()).", env: 'GENSYN_GAME', helpGroup: 'CONNECTION'}),
+  book: Flags.string({description: "SolverBook contract address (defaults to the devnet one, else the market's book()).", env: 'GENSYN_BOOK', helpGroup: 'CONNECTION'}),
   'state-dir': Flags.string({
     description: 'Folder that holds devnet.json, logs and local state.',
     default: '.gensyn',

@@ -48,6 +48,24 @@ describe('gensyn submit: input validation', function () {
     assert.ok(BigInt(result.escrow) > 0n)
   })
 
+  it('--dry-run of a split job: one task per range, each with its escrow at the default work table; --count copies them', async () => {
+    const {stdout, error} = await runCommand(['submit', 'fixtures/scenarios/jobs/smoke-split.yaml', '--dry-run', '--count', '2', '--json'], {root: repoRoot})
+    assert.equal(error, undefined)
+    type Task = {copy: number; index: number; tasks: number; steps: {start: number; end: number}; workUnits: string; escrow: string}
+    const result = JSON.parse(stdout) as {copies: number; maxPrice: string; workUnits: string; escrow: string; tasks: Task[]}
+    assert.equal(result.copies, 2)
+    assert.deepEqual(
+      result.tasks.map((task) => [task.copy, task.index, task.tasks, task.steps.start, task.steps.end]),
+      [0, 1].flatMap((copy) => [[copy, 0, 3, 0, 100], [copy, 1, 3, 100, 200], [copy, 2, 3, 200, 300]]),
+    )
+    // Equal ranges of the same model: equal work, and escrow = ceil(workUnits * maxPrice * 1.2) each.
+    const [first] = result.tasks
+    for (const task of result.tasks) assert.equal(task.workUnits, first!.workUnits)
+    assert.equal(BigInt(first!.escrow), (BigInt(first!.workUnits) * BigInt(result.maxPrice) * 12_000n + 9_999n) / 10_000n)
+    assert.equal(BigInt(result.escrow), 6n * BigInt(first!.escrow))
+    assert.equal(BigInt(result.workUnits), 6n * BigInt(first!.workUnits))
+  })
+
   it('refuses to submit without a devnet or --rpc-url, in one line', async () => {
     const run = await runGensyn(['submit', 'fixtures/jobs/mnist-mlp.yaml', '--state-dir', '/nonexistent'])
     assert.notEqual(run.exitCode, 0)

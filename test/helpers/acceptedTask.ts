@@ -9,6 +9,7 @@ import type {TrainResult} from '../../src/ml/train/trainJob.js'
 import type {SignedConnection} from '../../src/protocol/connect.js'
 import {ensureRegistered} from '../../src/protocol/ensureRegistered.js'
 import {claimTask, claimVerification, commitProof, postVerdict, sealHonest, secretHashOf} from '../../src/protocol/marketActions.js'
+import {getMarketParams, getOffer, setOffer} from '../../src/protocol/solverBook.js'
 import {submitTask} from '../../src/protocol/submitTask.js'
 
 export {mine} from './mining.js'
@@ -27,6 +28,8 @@ export async function acceptedTask(
   const {taskId} = await submitTask(submitter, spec)
   await ensureRegistered(solver, 'solver')
   await ensureRegistered(verifier, 'verifier')
+  // A claim needs a listed offer (docs/market.md, section 3): at the floor, with room for every task of a test.
+  if (!(await getOffer(solver, solver.account.address)).listed) await setOffer(solver, {ask: (await getMarketParams(solver)).priceFloor, capacity: 1000})
   const secret = toHex(randomBytes(32))
   await claimTask(solver, taskId, secretHashOf(secret))
   await mine(solver, 2) // the forced-error seed is the hash of the block after the claim

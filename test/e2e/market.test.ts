@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import {loadJobSpec} from '../../src/ml/spec/index.js'
+import {trainJob} from '../../src/ml/train/index.js'
+import type {DevnetReport} from '../../src/sim/buildReport.js'
+import {createLocalStore} from '../../src/store/index.js'
+import {runGensyn} from '../helpers/cli.js'
+import {processesMatching} from '../helpers/processes.js'
+
+/** Every task of the run is settled and its refund is its escrow less every payment out of it, to the wei. */
+function assertEveryTaskSettledAndRefundedExactly(report: DevnetReport): void {
+  assert.ok(report.tasks.length > 0)
+  for (const task of report.tasks) {
+    assert.equal(task.status, 'Settled', `task ${task.id} ended ${task.status}`)
+    assert.equal(task.verdict, 'accepted')
+    const {ledger} = task
+    const paid = BigInt(ledger.solverPaid) + BigInt(ledger.verifierPaid) + BigInt(ledger.tax) + BigInt(ledger.fromEscrow)
+    assert.ok(BigInt(ledger.solverPaid) > 0n, `task ${task.id}: the solver was not paid`)
+    assert.equal(BigInt(ledger.refunded), BigInt(task.escrow) - paid, `task ${task.id}: refund`)
+    assert.equal(ledger.balanced, true)
+  }
+  assert.equal(report.conservation.ok, true)
+}
+
+/**
+ * The market of docs/market.md on a real devnet (real anvil, every actor its own `gensyn` process training
+ * real MNIST models). Two runs cover the acceptance points of issue #5 between them: a 3-task split job with a
+ * dropout solver (split, stacking, timeout, penalty, refunds) and a supply shock (price, joins and leaves,
+ * chart, refunds).
+ */
+describe('devnet market: split jobs, dropouts and a supply shock (real devnet)', function () {
+  this.timeout(400_000)
+  let stateDir: string
+
+  beforeEach(async () => {
+    stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-market-'))
+  })
+  afterEach(async () => {
+    assert.deepEqual(processesMatching(stateDir), [], 'processes left behind')
+    await rm(stateDir, {recursive: true, force: true})
+  })
+
+  async function runScenario(name: string): Promise<{report: DevnetReport; stdout: string}> {
+    const run = await runGensyn(['devnet', 'up', '--scenario', `fixtures/scenarios/${name}.yaml`, '--until-settled', '--state-dir', stateDir])
+    const stdout = String(run.stdout)
+    const report = JSON.parse(await readFile(path.join(stateDir, 'report.json'), 'utf8')) as DevnetReport
+    assert.equal(report.ok, true, `${name}: ${report.failures.join('; ')}\n${stdout.slice(-3000)}\n${String(run.stderr).slice(-2000)}`)
+    assert.equal(run.exitCode, 0, String(run.stderr))
+    return {report, stdout}
+  }
+
+  it('a dropout solver killed mid-task on a 3-task split job: timed out and slashed, every task settled, the final model the unsplit one', async () => {
+    const {report, stdout} = await runScenario('dropout')
+
+    // The split job: three tasks, each the next one's parent, all settled and refunded to the wei.
+    assert.equal(report.tasks.length, 3)
+    const [first, second, third] = report.tasks
+    assert.deepEqual(
+      report.tasks.map((task) => task.parentId),
+      ['0', first!.id, second!.id],
+    )
+    assert.deepEqual(
+      report.tasks.map((task) => task.totalSteps),
+      ['100', '100', '100'],
+    )
+    assertEveryTaskSettledAndRefundedExactly(report)
+    assert.ok((third!.testAccuracy ?? 0) >= 0.85, `test accuracy ${third!.testAccuracy}`)
+
+    // The dropout: killed after its first stored checkpoint of the first task, timed out, slashed; the task
+    // went back to the pool and an honest solver delivered it.
+    assert.deepEqual(report.dropouts.map((dropout) => [dropout.actor, dropout.taskId]), [['dropout-1', first!.id]])
+    const dropout = report.accounts.find((account) => account.name === 'dropout-1')
+    assert.ok(dropout)
+    assert.equal(dropout.timeouts, 1)
+    assert.ok(BigInt(dropout.timeoutSlashed) > 0n)
+    assert.equal(dropout.slashed, dropout.timeoutSlashed)
+    assert.deepEqual(report.market.timeouts.map((timeout) => [timeout.taskId, timeout.solver]), [[first!.id, 'dropout-1']])
+    assert.equal(first!.timeouts, 1)
+    assert.equal(first!.claims, 2)
+    assert.notEqual(first!.solver.toLowerCase(), dropout.address.toLowerCase())
+    for (const account of report.accounts.filter((candidate) => candidate.strategy === 'honest')) assert.equal(account.slashed, '0', `${account.name} was slashed`)
+    assert.match(stdout, /timeout {2}task \d+: dropout-1 missed its training deadline/)
+
+    // Bit for bit the model a single task trains (docs/market.md, section 4).
+    const job = await loadJobSpec('fixtures/scenarios/jobs/smoke-split.yaml')
+    const unsplit = await trainJob({spec: {...job, split: undefined}, store: createLocalStore(path.join(stateDir, 'unsplit'))})
+    assert.equal(third!.finalCheckpoint, unsplit.checkpoints.at(-1)?.hash)
+  })
+
+  it('a supply shock: cheap solvers leave, the price climbs until reserve solvers join, every task is served and refunded exactly, and the report charts the price', async () => {
+    const {report, stdout} = await runScenario('supply-shock')
+    assert.equal(report.tasks.length, 5)
+    assertEveryTaskSettledAndRefundedExactly(report)
+
+    const {market} = report
+    assert.ok(market.shock, 'no solver left')
+    assert.equal(market.shock.rose, true)
+    assert.ok(BigInt(market.shock.maxAfter) > BigInt(market.shock.price))
+    const offers = new Map(market.offers.map((offer) => [offer.solver, offer]))
+    // The cheap solvers joined at the start and left; the reserves joined only once the price reached their ask.
+    for (const name of ['solver-1', 'solver-2']) assert.ok((offers.get(name)?.leaves ?? 0) >= 1, `${name} never left`)
+    for (const name of ['solver-3', 'solver-4']) {
+      const joined = offers.get(name)?.events.find((event) => event.type === 'listed')
+      assert.ok(joined, `${name} never joined`)
+      assert.ok(joined.seconds > market.shock.seconds, `${name} joined before the shock`)
+    }
+    // The reserves served tasks after the shock, at a price at least their ask.
+    const reserveAsk = 16_000_000_000_000n
+    const served = report.tasks.filter((task) => BigInt(task.ledger.price) >= reserveAsk)
+    assert.ok(served.length >= 1, 'no task was served at the reserve price')
+
+    // The chart is in the text report, and the series in report.json has the samples and the controller's events.
+    assert.match(stdout, /market price \(gwei per work unit\): start/)
+    assert.match(stdout, /┤/)
+    assert.match(stdout, /\^ a solver listed its offer \(joined\), v one withdrew it \(left\)/)
+    assert.ok(market.series.some((point) => point.source === 'event'))
+    assert.ok(market.series.some((point) => point.source === 'sample'))
+    assert.doesNotMatch(stdout, /\r|\u001b\[/, 'carriage returns or escape codes in a piped log')
+  })
+})
