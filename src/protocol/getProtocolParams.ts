@@ -24,43 +24,8 @@ export type ProtocolParams = {
   maxOnchainElements: number
 }
 
-/**
- * `ProtocolConfig.MarketParams` (docs/market.md, "Parameters"): prices in wei per work unit, basis points,
- * blocks per controller epoch, timeouts in seconds.
- */
-export type MarketParams = {
-  initialPrice: bigint
-  priceFloor: bigint
-  priceCeiling: bigint
-  priceStepBps: number
-  targetUtilizationBps: number
-  priceEpochBlocks: number
-  verifierFeeBps: number
-  timeoutSlashBps: number
-  claimTimeoutSeconds: bigint
-  trainingBaseSeconds: bigint
-  minWorkUnitsPerSecond: bigint
-  verificationTimeoutSeconds: bigint
-}
-
-/**
- * The market defaults ProtocolConfig's constructor sets (docs/market.md, "Parameters"); a test checks them against
- * `ProtocolConfig.defaultMarketParams()`. Use them only where no chain can be read (an offline estimate).
- */
-export const defaultMarketParams: Readonly<MarketParams> = Object.freeze({
-  initialPrice: 10_000_000_000_000n,
-  priceFloor: 100_000_000_000n,
-  priceCeiling: 10_000_000_000_000_000n,
-  priceStepBps: 1250,
-  targetUtilizationBps: 8000,
-  priceEpochBlocks: 5,
-  verifierFeeBps: 2000,
-  timeoutSlashBps: 2500,
-  claimTimeoutSeconds: 3600n,
-  trainingBaseSeconds: 120n,
-  minWorkUnitsPerSecond: 50n,
-  verificationTimeoutSeconds: 600n,
-})
+// One copy of the market defaults and type: deployContracts sets them, this module's readers return them.
+export {defaultMarketParams, type MarketParams} from '../chain/deployContracts.js'
 
 type Reader = Pick<Connection, 'publicClient' | 'contracts'>
 
