@@ -11,10 +11,9 @@ import type {OperatorCorruption} from '../dispute/types.js'
 import {BaseError} from '../errors/base.js'
 import {runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {estimateWork} from '../ml/estimate/estimateWork.js'
-import type {WorkTable} from '../ml/estimate/workTable.js'
 import type {JobSpec} from '../ml/spec/index.js'
 import {TrainingAbortedError, trainJob, taskStepRange, type TrainResult} from '../ml/train/index.js'
-import {merkleProof, type ProofManifest} from '../pol/index.js'
+import {finalCheckpointOf, type ProofManifest, stackedProof} from '../pol/index.js'
 import {disputeTaskRejection} from '../protocol/disputeActions.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {ContractRevertError, isRevert, toProtocolError} from '../protocol/errors.js'
@@ -140,7 +139,6 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   let book = {price: 0n, listed: false, active: 0}
   // Whether each open task's declared work units cover our own estimate of its spec (a cheap-looking task is not).
   const honestWork = new Map<bigint, boolean>()
-  let workTable: WorkTable | undefined
   let announcedLeaving = false
   // Set once a leaving solver's offer is off the book: only then may its loop return.
   let left = false
@@ -164,7 +162,8 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   const runtime = await selectBackend(options.backend)
   await ensureRegistered(connection, 'solver')
   const ask = options.ask ?? (await getMarketParams(connection)).priceFloor
-  workTable = await getWorkTable(connection)
+  // The table a task's declared work is checked against: read once, like the price floor above.
+  const workTable = await getWorkTable(connection)
   emit({type: 'ready', address: me, runtime: runtimeIdString(runtime), disputeStance: stance, ask, capacity})
 
   return runRoleLoop({
@@ -404,14 +403,14 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     const resume = last ? {...last, checkpoints: [...stored]} : undefined
     if (resume) emit({type: 'resumed', taskId: task.id, step: resume.step})
     // A split task starts from its parent's final verified checkpoint (docs/market.md, section 4).
-    const parent = task.parentId === 0n ? undefined : await parentProof(task)
+    const parent = task.parentId === 0n ? undefined : await parentManifest(task)
     return trainJob({
       spec,
       store: connection.store,
       backend: options.backend,
       signal,
       resume,
-      start: parent ? {hash: parent.final} : undefined,
+      start: parent ? {hash: finalCheckpointOf(parent).hash} : undefined,
       onStep: (step, loss) => progress(task, spec, step, loss),
       onCheckpoint: async (checkpoint) => {
         if (!stored.some((known) => known.step === checkpoint.step)) stored.push(checkpoint)
@@ -424,17 +423,15 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     })
   }
 
-  /** The parent's accepted proof: its checkpoint hashes (for the Merkle proof of its last leaf) and final checkpoint. */
-  async function parentProof(task: Task): Promise<{final: Hex; hashes: Hex[]}> {
+  /** The manifest of the parent's accepted proof (the one its on-chain root commits to). */
+  async function parentManifest(task: Task): Promise<ProofManifest> {
     const parent = await getTask(connection, task.parentId)
     const manifest = await connection.store.getJson<ProofManifest>(parent.manifestHash)
-    const hashes = manifest.checkpoints.map((checkpoint) => checkpoint.hash)
-    const final = hashes.at(-1)
-    if (final === undefined || manifest.merkleRoot !== parent.proofRoot) {
+    if (manifest.merkleRoot !== parent.proofRoot)
       throw new BaseError(`task ${task.id}: the proof of its parent task ${task.parentId} in the store is not the accepted one (root ${parent.proofRoot})`)
-    }
-    return {final, hashes}
+    return manifest
   }
+
 
   /** A cheating solver: makes its proof with an adversary strategy, then commits it like an honest one. */
   async function trainCheat(task: Task, spec: JobSpec, name: StrategyName): Promise<TrainResult> {
@@ -445,7 +442,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       backend: options.backend,
       seed: Number(BigInt.asUintN(32, BigInt(task.id) * 2654435761n)),
       // A cheat on a split task still has to start from the parent's final checkpoint (commitProof checks it).
-      start: task.parentId === 0n ? undefined : {hash: (await parentProof(task)).final},
+      start: task.parentId === 0n ? undefined : {hash: finalCheckpointOf(await parentManifest(task)).hash},
       signal,
       onStep: (step, loss) => progress(task, spec, step, loss),
       onCheckpoint: () => dutiesDuringTraining(),
@@ -469,7 +466,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     // The steps actually trained, counted from the range's start: fewer than the range after an early stop.
     const totalSteps = (checkpoints.at(-1)?.step ?? 0) - (checkpoints[0]?.step ?? 0)
     // A split task proves that its first checkpoint is its parent's last (docs/market.md, section 4).
-    const parent = task.parentId === 0n ? undefined : await parentProof(task)
+    const parent = task.parentId === 0n ? undefined : await parentManifest(task)
     const transaction = await commitProof(connection, task.id, {
       proofRoot: published.proofRoot,
       manifestHash: published.manifestHash,
@@ -477,15 +474,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
       checkpointInterval: published.manifest.checkpointInterval,
       totalSteps,
       sealedHonest: sealHonest({honestRoot: honest.proofRoot, honestManifestHash: honest.manifestHash, secret: state.secret ?? zeroHash}),
-      ...(parent
-        ? {
-            start: {
-              checkpoint: checkpoints[0]!.hash,
-              proof: merkleProof(checkpoints.map((checkpoint) => checkpoint.hash), 0),
-              parentFinalProof: merkleProof(parent.hashes, parent.hashes.length - 1),
-            },
-          }
-        : {}),
+      ...(parent ? {start: stackedProof({parent, child: published.manifest})} : {}),
     })
     emit({
       type: 'committed',

@@ -4,11 +4,13 @@
  * (docs/disputes.md, "The operator trace of one step"). Nothing in the protocol's honest paths imports
  * this module; tests and the simulated cheating players do.
  */
+import type {BackendWasm} from '@tensorflow/tfjs-backend-wasm'
+
 import {selectBackend} from '../ml/backend/selectBackend.js'
+import {withKernelHook, type KernelCall} from '../ml/kernels/kernelHook.js'
 import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {trainJob, type TrainJobParameters, type TrainResult} from '../ml/train/trainJob.js'
 import {OperatorCorruptionError} from './errors.js'
-import {withKernelHook, type KernelCall} from './kernelHook.js'
 import type {OperatorCorruption, StepTrace} from './types.js'
 
 function checkCorruption(corruption: OperatorCorruption): void {
@@ -25,7 +27,7 @@ function checkCorruption(corruption: OperatorCorruption): void {
 /** The corruption's state while kernels are wrapped: counts the kernel's calls during its step and flips the bit on the chosen one. */
 export type OperatorCorrupter = {
   /** Called for every top-level kernel call, before anything reads its outputs. True when this call was corrupted. */
-  apply(call: KernelCall): boolean
+  apply(call: KernelCall<BackendWasm>): boolean
   readonly applied: boolean
 }
 
@@ -72,7 +74,7 @@ export function operatorCorrupter(corruption: OperatorCorruption, currentStep: (
 export async function withOperatorCorruption<T>(corruption: OperatorCorruption, currentStep: () => number, fn: () => Promise<T>): Promise<T> {
   const corrupter = operatorCorrupter(corruption, currentStep)
   await selectBackend('wasm')
-  const value = await withKernelHook((call) => void corrupter.apply(call), fn)
+  const value = await withKernelHook((call: KernelCall<BackendWasm>) => void corrupter.apply(call), fn, {requireBackend: 'wasm'})
   if (!corrupter.applied)
     throw new OperatorCorruptionError(
       `corruption: expected ${corruption.kernel} to be called at least ${corruption.occurrence} times during step ${corruption.step}, it was not`,

@@ -5,13 +5,13 @@ import {selectBackend} from '../ml/backend/selectBackend.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
+import {withKernelHookSync, type KernelCall} from '../ml/kernels/kernelHook.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {taskStepRange} from '../ml/train/taskStepRange.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
 import {operatorCorrupter} from './corruptOperator.js'
 import {canonicalTensorBytes, commitmentChain, descriptorAttrs, descriptorHash, finalClaim, graphHash} from './encoding.js'
 import {DisputeTraceError, OperatorCorruptionError} from './errors.js'
-import {withKernelHookSync, type KernelCall} from './kernelHook.js'
 import type {OperatorCorruption, OperatorDescriptor, StepTrace, TraceElement} from './types.js'
 
 export type TraceStepParameters = {
@@ -50,7 +50,7 @@ class Recorder {
     return this.append(descriptor, info, backend)
   }
 
-  record(call: KernelCall): void {
+  record(call: KernelCall<BackendWasm>): void {
     const inputs: TensorInfo[] = Object.values(call.inputs).filter((t): t is TensorInfo => t != null)
     const numbers = inputs.map((t) => this.elementOf(t, call.backend))
     const attrs = call.attrs as Record<string, unknown> | undefined
@@ -121,11 +121,12 @@ export async function traceStep({spec, state, corruption}: TraceStepParameters):
     // one step with no boundary callback runs synchronously inside run(): the wrappers are gone before
     // any other code of this process gets to run a kernel
     const ran = withKernelHookSync(
-      (call) => {
+      (call: KernelCall<BackendWasm>) => {
         corrupter?.apply(call)
         recorder.record(call)
       },
       () => session.run(state.step + 1),
+      {requireBackend: 'wasm'},
     )
     const finishedInside = session.step === state.step + 1
     await ran

@@ -1,8 +1,9 @@
 import type {Address} from 'viem'
 
-import {protocolConfigAbi, taskMarketAbi} from '../chain/generated/index.js'
+import {protocolConfigAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {toProtocolError} from './errors.js'
+import {linkedAddress} from './linkedAddress.js'
 
 /** `ProtocolConfig.Params` (docs/disputes.md, "ProtocolConfig"): wei amounts, block counts, basis points. */
 export type ProtocolParams = {
@@ -29,14 +30,9 @@ export {defaultMarketParams, type MarketParams} from '../chain/deployContracts.j
 
 type Reader = Pick<Connection, 'publicClient' | 'contracts'>
 
-/** The ProtocolConfig the market reads: the connection's when it names one, else `market.config()`. */
-export async function configAddress(connection: Reader): Promise<Address> {
-  if (connection.contracts.config) return connection.contracts.config
-  try {
-    return await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'config'})
-  } catch (error) {
-    throw toProtocolError('config', error)
-  }
+/** The ProtocolConfig the market reads (see {@link linkedAddress}). */
+export function configAddress(connection: Reader): Promise<Address> {
+  return linkedAddress(connection, 'config')
 }
 
 /** The protocol's current parameters (read fresh: the owner may change them between two reads). */

@@ -1,6 +1,7 @@
 import {encodeAbiParameters, type Hex, keccak256, parseEventLogs, type TransactionReceipt} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
+import type {StackedProof} from '../pol/stackedProof.js'
 import type {SignedConnection} from './connect.js'
 import {type DisputeOutcome, disputeOutcomes} from './disputeTypes.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
@@ -49,11 +50,10 @@ export type ProofCommitment = {
   /** {@link sealHonest} of the honest proof (the committed one unless the task is a forced error). */
   sealedHonest: Hex
   /**
-   * A task with a parent (a split job's later task) stacks on the parent's proof: `checkpoint` is its first
-   * checkpoint, `proof` its Merkle proof as leaf 0 of this proof, `parentFinalProof` as the last leaf of the
-   * parent's accepted proof. Left out for a task without a parent.
+   * A task with a parent (a split job's later task) stacks on the parent's proof: {@link stackedProof} of the
+   * two manifests. Left out for a task without a parent.
    */
-  start?: {checkpoint: Hex; proof: readonly Hex[]; parentFinalProof: readonly Hex[]} | undefined
+  start?: StackedProof | undefined
 }
 
 const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`
@@ -71,8 +71,8 @@ export function commitProof(connection: SignedConnection, taskId: bigint, commit
     commitment.checkpointInterval,
     commitment.totalSteps,
     commitment.sealedHonest,
-    commitment.start?.checkpoint ?? ZERO_HASH,
-    commitment.start?.proof ?? [],
+    commitment.start?.startCheckpoint ?? ZERO_HASH,
+    commitment.start?.startProof ?? [],
     commitment.start?.parentFinalProof ?? [],
   ])
 }

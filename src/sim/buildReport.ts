@@ -1,7 +1,7 @@
 import type {Address, Hex} from 'viem'
 
 import {pinpointGameAbi, taskMarketAbi} from '../chain/generated/index.js'
-import type {ProofManifest} from '../pol/index.js'
+import {finalCheckpointOf, type ProofManifest} from '../pol/index.js'
 import type {Connection} from '../protocol/connect.js'
 import {listTasks} from '../protocol/listTasks.js'
 import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
@@ -184,7 +184,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     const judged = scenarioTaskIds.has(id) ? {scenario, delivers: deliveringTaskIds.has(id)} : undefined
     return taskReport(task, events.get(task.id) ?? new Map(), accuracyByTask.get(id) ?? null, judged, ledgers.get(task.id), market.timeouts.filter((timeout) => timeout.taskId === id).length)
   })
-  for (const report of taskReports) report.finalCheckpoint = await finalCheckpointOf(connection, tasks.find((task) => task.id.toString() === report.id)!)
+  for (const report of taskReports) report.finalCheckpoint = await finalCheckpointHash(connection, tasks.find((task) => task.id.toString() === report.id)!)
 
   const fees = await gasFeesPaid(connection, accounts.map((account) => account.address), before.blockNumber, after.blockNumber)
   const total = (snapshot: BalanceSnapshot) =>
@@ -559,11 +559,10 @@ function mapValues<K extends string, V, W>(record: Record<K, V>, map: (value: V)
 }
 
 /** The last checkpoint of the task's committed proof, read from the blob store (null when it has none). */
-async function finalCheckpointOf(connection: Connection, task: Task): Promise<Hex | null> {
+async function finalCheckpointHash(connection: Connection, task: Task): Promise<Hex | null> {
   if (/^0x0{64}$/.test(task.manifestHash)) return null
   try {
-    const manifest = await connection.store.getJson<ProofManifest>(task.manifestHash)
-    return manifest.checkpoints.at(-1)?.hash ?? null
+    return finalCheckpointOf(await connection.store.getJson<ProofManifest>(task.manifestHash)).hash
   } catch {
     return null
   }

@@ -1,7 +1,5 @@
-import * as tf from '@tensorflow/tfjs'
-import type {KernelConfig, KernelFunc, TensorInfo} from '@tensorflow/tfjs'
-
 import {BaseError} from '../../errors/base.js'
+import {type KernelCall, withKernelHookSync} from '../kernels/kernelHook.js'
 import {addFlops, type FlopCount, kernelFlops, zeroFlops} from './kernelFlops.js'
 
 /** A kernel's calls and FLOPs during a measurement. */
@@ -21,70 +19,30 @@ export class KernelCountError extends BaseError {
   override name = 'KernelCountError'
 }
 
-let counting = false
-
 /**
- * Runs `fn` synchronously with every kernel registered for the active tfjs backend wrapped, and counts each
- * executed kernel call's FLOPs with {@link kernelFlops} (docs/market.md, section 1). Only top-level calls
- * count (those the engine dispatched): a kernel that runs other kernels from inside (the wasm
- * Conv2DBackpropFilter fix runs BatchMatMul) is counted once, by its own rule. The original kernel configs
- * are put back before this returns or throws, so nothing outside `fn` is counted or slowed. A kernel with no
- * rule is listed in `uncounted` rather than ignored.
+ * Runs `fn` synchronously with every kernel registered for the active tfjs backend wrapped (the shared kernel
+ * hook of src/ml/kernels), and counts each executed kernel call's FLOPs with {@link kernelFlops}
+ * (docs/market.md, section 1). Only top-level calls count (those the engine dispatched): a kernel that runs
+ * other kernels from inside (the wasm Conv2DBackpropFilter fix runs BatchMatMul) is counted once, by its own
+ * rule. The original kernel configs are put back before this returns or throws, so nothing outside `fn` is
+ * counted or slowed. A kernel with no rule is listed in `uncounted` rather than ignored.
  *
  * `fn` must do its work synchronously (a TrainingSession run with no boundary callback does); work left for
  * later would run unwrapped and uncounted.
  */
 export function countKernelFlops<T>(fn: () => T): {result: T; measurement: FlopMeasurement} {
-  if (counting) throw new KernelCountError('countKernelFlops: expected no other count in progress in this process, got a nested one')
-  const backend = tf.getBackend()
   const measurement: FlopMeasurement = {flops: zeroFlops(), kernels: {}, uncounted: {}}
-  let depth = 0
-  const record = (config: KernelConfig, inputs: Record<string, TensorInfo | undefined | null>, attrs: unknown, outputs: TensorInfo[]) => {
+  const record = ({kernelName, inputs, attrs, outputs}: KernelCall) => {
     const shapes = Object.fromEntries(Object.entries(inputs).map(([name, info]) => [name, info == null ? info : info.shape]))
-    const flops = kernelFlops(config.kernelName, {inputs: shapes, outputs: outputs.map((o) => o.shape), attrs: attrs as Record<string, unknown> | undefined})
+    const flops = kernelFlops(kernelName, {inputs: shapes, outputs: outputs.map((o) => o.shape), attrs: attrs as Record<string, unknown> | undefined})
     if (flops === undefined) {
-      measurement.uncounted[config.kernelName] = (measurement.uncounted[config.kernelName] ?? 0) + 1
+      measurement.uncounted[kernelName] = (measurement.uncounted[kernelName] ?? 0) + 1
       return
     }
-    const tally = (measurement.kernels[config.kernelName] ??= {calls: 0, flops: zeroFlops()})
+    const tally = (measurement.kernels[kernelName] ??= {calls: 0, flops: zeroFlops()})
     tally.calls++
     addFlops(tally.flops, flops)
     addFlops(measurement.flops, flops)
   }
-  const wrap = (config: KernelConfig): KernelConfig => {
-    const original = config.kernelFunc
-    const kernelFunc: KernelFunc = (args) => {
-      if (depth > 0) return original(args)
-      depth++
-      let out: ReturnType<KernelFunc>
-      try {
-        out = original(args)
-      } finally {
-        depth--
-      }
-      record(config, args.inputs, args.attrs, Array.isArray(out) ? out : [out])
-      return out
-    }
-    return {...config, kernelFunc}
-  }
-  const installed: KernelConfig[] = []
-  const restore = () => {
-    for (const config of installed) {
-      tf.unregisterKernel(config.kernelName, backend)
-      tf.registerKernel(config)
-    }
-    installed.length = 0
-    counting = false
-  }
-  counting = true
-  try {
-    for (const config of tf.getKernelsForBackend(backend)) {
-      tf.unregisterKernel(config.kernelName, backend)
-      installed.push(config)
-      tf.registerKernel(wrap(config))
-    }
-    return {result: fn(), measurement}
-  } finally {
-    restore()
-  }
+  return {result: withKernelHookSync(record, fn), measurement}
 }
