@@ -14,6 +14,7 @@ import {defaultMarketParams} from '../protocol/getProtocolParams.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
 import {readTaskLedgers} from '../sim/taskLedger.js'
+import {adoptTasks} from './adoptTasks.js'
 import {followTasks} from './followTask.js'
 import type {SettleReport} from './runRoleLoop.js'
 
@@ -23,8 +24,12 @@ export type SubmitJobOptions = {
   wait: boolean
   /** Submit this many copies of the job (default 1): each copy is its own task (or split tasks). */
   count?: number | undefined
+  /** Overrides the spec's verification.segments: how many segments a verifier replays (a devnet scenario's `protocol.samples`). */
+  segments?: number | undefined
   backend: BackendName
   connectOptions: ConnectOptions
+  /** Follow these tasks, posted earlier for this job by this account, instead of posting it (src/actors/adoptTasks.ts). */
+  taskIds?: readonly bigint[] | undefined
   /** Called once per task as it lands on chain, before any waiting. */
   onSubmitted?: (task: SubmittedTask) => void
   /** Called with the phase index (0 submitted … 5 settled or expired) whenever a task moves. */
@@ -104,7 +109,8 @@ const phaseOf: Record<TaskStatus, number> = {None: 0, Submitted: 0, Claimed: 1, 
  * paid and got back, and evaluate the delivered model.
  */
 export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobResult> {
-  const spec = await loadJobSpec(options.jobPath)
+  const loaded = await loadJobSpec(options.jobPath)
+  const spec: JobSpec = options.segments === undefined ? loaded : {...loaded, verification: {...loaded.verification, segments: options.segments}}
   const copies = options.count ?? 1
   const specs = splitTaskSpecs(spec)
   const summary = {dryRun: options.dryRun === true, name: spec.name, specHash: hashSpec(spec), maxPrice: maxPriceWei(spec).toString(), copies}
@@ -115,28 +121,36 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   }
 
   const connection = requireSigner(await connect({...options.connectOptions, needsSigner: true}))
-  const fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
+  let fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
   const tasks: SubmittedTask[] = []
-  for (let copy = 0; copy < copies; copy++) {
-    let parentId = 0n
-    for (const [index, taskSpec] of specs.entries()) {
-      const submitted = await submitTask(connection, taskSpec, {parentId})
-      const task: SubmittedTask = {
-        taskId: submitted.taskId.toString(),
-        copy,
-        index,
-        tasks: specs.length,
-        parentId: parentId.toString(),
-        specHash: submitted.specHash,
-        steps: taskStepRange(taskSpec),
-        workUnits: submitted.workUnits.toString(),
-        escrow: submitted.escrow.toString(),
-        transactionHash: submitted.transaction.hash,
-        gasUsed: submitted.transaction.gasUsed.toString(),
+  if (options.taskIds) {
+    // Posted earlier (a stopped submitter, a resumed devnet): follow them, post nothing.
+    const adopted = await adoptTasks(connection, specs, copies, options.taskIds)
+    fromBlock = adopted.fromBlock
+    tasks.push(...adopted.tasks)
+    for (const task of adopted.tasks) options.onSubmitted?.(task)
+  } else {
+    for (let copy = 0; copy < copies; copy++) {
+      let parentId = 0n
+      for (const [index, taskSpec] of specs.entries()) {
+        const submitted = await submitTask(connection, taskSpec, {parentId})
+        const task: SubmittedTask = {
+          taskId: submitted.taskId.toString(),
+          copy,
+          index,
+          tasks: specs.length,
+          parentId: parentId.toString(),
+          specHash: submitted.specHash,
+          steps: taskStepRange(taskSpec),
+          workUnits: submitted.workUnits.toString(),
+          escrow: submitted.escrow.toString(),
+          transactionHash: submitted.transaction.hash,
+          gasUsed: submitted.transaction.gasUsed.toString(),
+        }
+        tasks.push(task)
+        options.onSubmitted?.(task)
+        parentId = submitted.taskId
       }
-      tasks.push(task)
-      options.onSubmitted?.(task)
-      parentId = submitted.taskId
     }
   }
   const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId}

@@ -1,6 +1,7 @@
 import {Args, Flags} from '@oclif/core'
 import {formatEther, formatUnits} from 'viem'
 
+import {parseTaskIds} from '../actors/adoptTasks.js'
 import {submitJob, type SubmitJobResult, type SubmittedTask} from '../actors/submitJob.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
@@ -17,6 +18,7 @@ export default class Submit extends BaseCommand {
     {description: 'Submit to the local devnet as account 1 and wait for the trained model', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --account 1 --wait'},
     {description: 'A job split into 3 stacked tasks, one progress bar each', command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/jobs/smoke-split.yaml --account 1 --wait'},
     {description: 'Three copies of a job at once (a demand spike)', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --count 3 --wait'},
+    {description: 'Pick up a job whose `submit --wait` was stopped after posting task 4: follow it, post nothing', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --account 1 --wait --task-ids 4'},
     {description: 'Script it: one JSON object on stdout', command: '<%= config.bin %> <%= command.id %> job.yaml --wait --json | jq .testAccuracy'},
   ]
   static override args = {
@@ -27,6 +29,11 @@ export default class Submit extends BaseCommand {
     wait: Flags.boolean({description: 'Follow every task until it is settled or expired, then evaluate the model.'}),
     'dry-run': Flags.boolean({description: 'Validate the spec and print what would be escrowed (at the default work table and verifier fee), without a chain.'}),
     count: Flags.integer({description: 'Submit this many copies of the job, each with its own escrow.', min: 1, max: 100, default: 1}),
+    segments: Flags.integer({description: "Override the spec's verification.segments: how many segments a verifier replays.", min: 1, max: 64}),
+    'task-ids': Flags.string({
+      description: "Follow these tasks, already posted for this job by this account (ids separated by commas, one per task of every copy), instead of posting it again: a `submit --wait` that was stopped picks up where it left off.",
+      dependsOn: ['wait'],
+    }),
     backend: backendFlag,
   }
 
@@ -39,6 +46,8 @@ export default class Submit extends BaseCommand {
       dryRun: flags['dry-run'],
       wait: flags.wait,
       count: flags.count,
+      taskIds: flags['task-ids'] === undefined ? undefined : parseTaskIds(flags['task-ids']),
+      segments: flags.segments,
       backend: flags.backend as 'wasm' | 'cpu' | 'gpu',
       connectOptions: connectOptionsFrom(flags, true),
       onSubmitted: (task) => {

@@ -16,42 +16,42 @@ const ether = z.string().regex(/^\d+(\.\d+)?$/, 'expected an ETH amount as a dec
 
 const solverSchema = z.strictObject({
   /** `honest` trains for real; any other name plays that adversary. */
-  strategy: z.enum(strategyNames).default('honest'),
+  strategy: z.enum(strategyNames).default('honest').describe('honest trains for real; any other name plays that cheating strategy (docs/adversaries.md)'),
   /** How long the solver waits after first seeing an open task before claiming it. */
-  claimDelayMs: z.number().int().min(0).max(600_000).default(0),
+  claimDelayMs: z.number().int().min(0).max(600_000).default(0).describe('milliseconds it waits after first seeing an open task before claiming it'),
   /** How it plays a dispute over its proof (docs/disputes.md); default: honest for `honest`, else `defend`. */
-  disputeStance: z.enum(['honest', 'defend', 'staller']).optional(),
+  disputeStance: z.enum(['honest', 'defend', 'staller']).optional().describe('how it plays a dispute over its proof; default honest for honest solvers, else defend (docs/disputes.md)'),
   /** Its ask in ETH per work unit (docs/market.md, section 3); default: the protocol's price floor. */
-  ask: ether.optional(),
+  ask: ether.optional().describe('its ask in ETH per work unit; default the protocol price floor (docs/market.md)'),
   /** Tasks at once it lists in its offer. */
-  capacity: z.number().int().min(1).max(64).default(1),
+  capacity: z.number().int().min(1).max(64).default(1).describe('tasks at once it lists in its offer'),
   /** The supply shock: after this many seconds it withdraws its offer, finishes its task and exits. */
-  leaveAfterSeconds: z.number().min(0).max(86_400).optional(),
+  leaveAfterSeconds: z.number().min(0).max(86_400).optional().describe('the supply shock: after this many seconds it withdraws its offer, finishes its task and exits'),
   /**
    * A devnet behaviour, not a proof strategy: the devnet kills (SIGKILL) the solver's process after the first
    * checkpoint it stores of a claimed task, and does not restart it (docs/market.md, section 5).
    */
-  dropout: z.boolean().default(false),
+  dropout: z.boolean().default(false).describe('the devnet SIGKILLs it after the first checkpoint it stores, and never restarts it'),
 })
 export type ScenarioSolver = z.infer<typeof solverSchema>
 const honestSolver: ScenarioSolver = {strategy: 'honest', claimDelayMs: 0, capacity: 1, dropout: false}
 
 const verifierSchema = z.strictObject({
   /** `lazy` accepts without replaying; `colluding` accepts its partners' proofs unchecked (docs/adversaries.md). */
-  strategy: z.enum(['honest', 'lazy', 'colluding']).default('honest'),
+  strategy: z.enum(['honest', 'lazy', 'colluding']).default('honest').describe('lazy accepts without replaying; colluding accepts its partners proofs unchecked'),
   /** colluding: the solvers (0-based positions in actors.solvers) whose tasks it accepts unchecked. */
-  colludeWith: z.array(z.number().int().min(0)).default([]),
+  colludeWith: z.array(z.number().int().min(0)).default([]).describe('colluding: the solvers (0-based positions in actors.solvers) whose tasks it accepts unchecked'),
   /** How long the verifier waits after first seeing a committed task before claiming it. */
-  claimDelayMs: z.number().int().min(0).max(600_000).default(0),
+  claimDelayMs: z.number().int().min(0).max(600_000).default(0).describe('milliseconds it waits after first seeing a committed task before claiming it'),
 })
 export type ScenarioVerifier = z.infer<typeof verifierSchema>
 const honestVerifier: ScenarioVerifier = {strategy: 'honest', colludeWith: [], claimDelayMs: 0}
 
 const whistleblowerSchema = z.strictObject({
   /** `griefer` challenges honest work with made-up claims. */
-  strategy: z.enum(['honest', 'griefer']).default('honest'),
+  strategy: z.enum(['honest', 'griefer']).default('honest').describe('griefer challenges honest work with made-up claims'),
   /** The litepaper's payout threshold: it joins while fewer whistleblowers are active, leaves above it. */
-  maxActive: z.number().int().min(1).max(50).default(3),
+  maxActive: z.number().int().min(1).max(50).default(3).describe('it re-checks while fewer whistleblowers than this are active on a task'),
 })
 export type ScenarioWhistleblower = z.infer<typeof whistleblowerSchema>
 
@@ -67,17 +67,18 @@ const blocks = z.number().int().min(1).max(100_000)
 const seconds = z.number().int().min(1).max(365 * 86_400)
 
 export const scenarioSchema = z.strictObject({
-  name: z.string().min(1),
-  description: z.string().optional(),
-  backend: z.enum(['wasm', 'cpu', 'gpu']).default('wasm'),
+  name: z.string().min(1).describe('shown in logs and the report'),
+  description: z.string().optional().describe('one line on what the scenario shows'),
+  backend: z.enum(['wasm', 'cpu', 'gpu']).default('wasm').describe('TensorFlow.js backend of every actor (wasm is bit-for-bit repeatable)'),
   actors: z
     .strictObject({
-      submitters: count(1).pipe(z.number().min(1)),
+      submitters: z.number().int().min(1).max(50).default(1).describe('how many submitter accounts post the jobs (round robin)'),
       /** A count of honest solvers, or one entry per solver with its strategy (docs/adversaries.md). */
-      solvers: actorList(solverSchema, () => ({...honestSolver}), 2),
-      verifiers: actorList(verifierSchema, () => ({...honestVerifier, colludeWith: []}), 2),
-      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3}), 0),
+      solvers: actorList(solverSchema, () => ({...honestSolver}), 2).describe('a count of honest solvers, or one entry per solver'),
+      verifiers: actorList(verifierSchema, () => ({...honestVerifier, colludeWith: []}), 2).describe('a count of honest verifiers, or one entry per verifier'),
+      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3}), 0).describe('a count of honest whistleblowers, or one entry per whistleblower'),
     })
+    .describe('the actors per role; each runs as its own gensyn process')
     .default({
       submitters: 1,
       solvers: [{...honestSolver}, {...honestSolver}],
@@ -88,79 +89,103 @@ export const scenarioSchema = z.strictObject({
     .array(
       z.strictObject({
         /** Path to a job.yaml, relative to the scenario file. */
-        file: z.string().min(1),
+        file: z.string().min(1).describe('path to a job.yaml, relative to the scenario file'),
         /** Which submitter (0-based) posts it; round robin when absent. */
-        submitter: z.number().int().min(0).optional(),
+        submitter: z.number().int().min(0).optional().describe('which submitter (0-based) posts it; round robin when absent'),
         /**
          * Seconds after the actors start before it is submitted (a demand shift). A submitter posts its jobs
          * one after another, so a job also waits for the same submitter's previous one to finish.
          */
-        at: z.number().min(0).max(86_400).default(0),
+        at: z.number().min(0).max(86_400).default(0).describe('seconds after the actors start before it is submitted; a submitter posts its jobs one after another'),
         /** Submit this many copies of the job at once (one `gensyn submit --count N`). */
-        count: z.number().int().min(1).max(20).default(1),
+        count: z.number().int().min(1).max(20).default(1).describe('copies of the job submitted at once'),
       }),
     )
-    .min(1),
+    .min(1)
+    .describe('the jobs, and when each arrives'),
   chain: z
     .strictObject({
-      blockTime: z.number().int().positive().max(60).default(1),
+      blockTime: z.number().int().positive().max(60).default(1).describe('seconds between blocks'),
       /** Blocks after a verdict in which it can be challenged (ProtocolConfig.challengeWindowBlocks). */
-      challengeWindow: blocks.default(5),
-      unbondingDelay: z.number().int().min(0).default(60),
-      solverStake: ether.default('1'),
-      verifierStake: ether.default('0.5'),
-      accountBalance: z.number().int().positive().default(1000),
+      challengeWindow: blocks.default(5).describe('blocks after a verdict in which it can be challenged'),
+      unbondingDelay: z.number().int().min(0).default(60).describe('seconds between requestUnbond and withdraw'),
+      solverStake: ether.default('1').describe('ETH a solver stakes per claimed task'),
+      verifierStake: ether.default('0.5').describe('ETH a verifier stakes per verification'),
+      accountBalance: z.number().int().positive().default(1000).describe('ETH each devnet account starts with'),
     })
+    .describe('the chain: block time, windows and stakes')
     .default({blockTime: 1, challengeWindow: 5, unbondingDelay: 60, solverStake: '1', verifierStake: '0.5', accountBalance: 1000}),
   /** Overrides of ProtocolConfig's defaults (docs/disputes.md), and ether to seed the jackpot with. */
+  /** Overrides of ProtocolConfig's defaults (docs/disputes.md, docs/market.md), and ether to seed the jackpot with. */
   protocol: z
     .strictObject({
-      challengeDeposit: ether.optional(),
-      revealWindow: blocks.optional(),
-      roundTimeout: blocks.optional(),
-      committeeTimeout: blocks.optional(),
-      taxBps: bps.optional(),
-      forcedErrorBps: bps.optional(),
-      jackpotCap: ether.optional(),
-      jackpotSeed: ether.default('0'),
-      maxChallengers: z.number().int().min(1).max(255).optional(),
-      committeeSize: z.number().int().min(1).max(255).optional(),
+      challengeDeposit: ether.optional().describe('ETH a whistleblower deposits to challenge a verdict'),
+      revealWindow: blocks.optional().describe('blocks a solver has to reveal a forced error'),
+      roundTimeout: blocks.optional().describe('blocks a party has to answer a dispute round before it loses'),
+      committeeTimeout: blocks.optional().describe('blocks the arbitration committee has to vote'),
+      taxBps: bps.optional().describe('share of every fee (basis points) that funds the jackpot'),
+      forcedErrorBps: bps.optional().describe('chance (basis points) that a task is a forced error'),
+      jackpotCap: ether.optional().describe('ETH the jackpot holds at most'),
+      jackpotSeed: ether.default('0').describe('ETH the deployer puts in the jackpot at the start'),
+      maxChallengers: z.number().int().min(1).max(255).optional().describe('challenges at most per verdict'),
+      committeeSize: z.number().int().min(1).max(255).optional().describe('verifiers on an arbitration committee'),
+      samples: z
+        .number()
+        .int()
+        .min(1)
+        .max(64)
+        .optional()
+        .describe("segments a verifier replays per task (every job's verification.segments; the final one always included)"),
       // The market (docs/market.md, "Parameters"): prices in ETH per work unit.
-      initialPrice: ether.optional(),
-      priceFloor: ether.optional(),
-      priceCeiling: ether.optional(),
-      priceStepBps: bps.optional(),
-      targetUtilizationBps: bps.optional(),
-      priceEpochBlocks: blocks.optional(),
-      verifierFeeBps: bps.optional(),
-      timeoutSlashBps: bps.optional(),
-      claimTimeoutSeconds: seconds.optional(),
-      trainingBaseSeconds: seconds.optional(),
-      minWorkUnitsPerSecond: z.number().int().min(1).optional(),
-      verificationTimeoutSeconds: seconds.optional(),
+      initialPrice: ether.optional().describe('the posted price at deployment, ETH per work unit'),
+      priceFloor: ether.optional().describe('lowest posted price, ETH per work unit'),
+      priceCeiling: ether.optional().describe('highest posted price, ETH per work unit'),
+      priceStepBps: bps.optional().describe('largest price move per epoch, basis points'),
+      targetUtilizationBps: bps.optional().describe('utilisation the price controller steers to, basis points'),
+      priceEpochBlocks: blocks.optional().describe('blocks between price moves'),
+      verifierFeeBps: bps.optional().describe("verifier's fee as a share of the solver's, basis points"),
+      timeoutSlashBps: bps.optional().describe("share of a solver's stake slashed when it misses its training deadline"),
+      claimTimeoutSeconds: seconds.optional().describe('seconds an open task waits for a claim before it can be expired'),
+      trainingBaseSeconds: seconds.optional().describe('fixed part of the training deadline, seconds'),
+      minWorkUnitsPerSecond: z.number().int().min(1).optional().describe('speed the training deadline assumes, work units per second'),
+      verificationTimeoutSeconds: seconds.optional().describe('seconds a verifier has to deliver its verdict'),
     })
-    .default({jackpotSeed: '0'}),
+    .default({jackpotSeed: '0'})
+    .describe("overrides of the protocol's parameters; anything left out keeps its default"),
   expect: z
     .strictObject({
-      verdict: z.enum(['accepted', 'rejected']).default('accepted'),
-      minTestAccuracy: z.number().min(0).max(1).optional(),
+      verdict: z.enum(['accepted', 'rejected']).default('accepted').describe("every scenario task's final verdict"),
+      minTestAccuracy: z.number().min(0).max(1).optional().describe('every accepted model reaches at least this test accuracy'),
+      allSettled: z.boolean().default(true).describe('every task of the scenario settles; false for a run by durationSeconds that may end first'),
       /** Actors (by name, e.g. `lazy-verifier-1`) that must have lost stake to a slash. */
-      slashed: z.array(z.string().min(1)).default([]),
+      slashed: z.array(z.string().min(1)).default([]).describe('actors (by name, e.g. cheater-1, lazy-verifier-1) that must lose stake to a slash'),
       /** Actors that must have been paid from the jackpot. */
-      jackpotPaid: z.array(z.string().min(1)).default([]),
+      jackpotPaid: z.array(z.string().min(1)).default([]).describe('actors that must be paid from the jackpot'),
       /** Outcomes every dispute of the run must be among, and how many disputes there must be at least. */
       disputes: z
-        .strictObject({min: z.number().int().min(0).default(0), outcomes: z.array(z.enum(['ProverWon', 'ChallengerWon', 'BothWrong', 'Void'])).optional()})
+        .strictObject({
+          min: z.number().int().min(0).default(0).describe('disputes there must be at least'),
+          outcomes: z.array(z.enum(['ProverWon', 'ChallengerWon', 'BothWrong', 'Void'])).optional().describe('outcomes every dispute must be among'),
+        })
         .default({min: 0}),
       /** Actors that must have lost stake to a training timeout (ClaimTimedOut). */
-      timedOut: z.array(z.string().min(1)).default([]),
+      timedOut: z.array(z.string().min(1)).default([]).describe('actors that must lose stake to a missed training deadline'),
       /** The market price must rise above where it was when the first solver withdrew its offer. */
-      priceRises: z.boolean().default(false),
+      priceRises: z.boolean().default(false).describe('the posted price must rise after the first solver withdraws its offer'),
     })
-    .default({verdict: 'accepted', slashed: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false}),
+    .default({verdict: 'accepted', allSettled: true, slashed: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false})
+    .describe('what must hold at the end; any failure makes the run exit 1. Always checked: money is conserved to the wei and no honest actor is slashed'),
+  untilSettled: z.boolean().default(false).describe('stop once every job has settled (as --until-settled does)'),
+  durationSeconds: z
+    .number()
+    .int()
+    .positive()
+    .max(86_400)
+    .optional()
+    .describe('stop after this many seconds, report and check the expectations (unless untilSettled ends the run first)'),
   /** The whole run fails if its jobs have not settled by then. */
-  timeoutSeconds: z.number().int().positive().default(1800),
-})
+  timeoutSeconds: z.number().int().positive().default(1800).describe('an --until-settled run fails if its jobs have not settled by then'),
+}).describe('a gensyn devnet scenario (docs/scenarios.md)')
 
 export type Scenario = z.infer<typeof scenarioSchema>
 export type ScenarioJob = Scenario['jobs'][number] & {/** Absolute path of the job spec. */ path: string}
