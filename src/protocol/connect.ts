@@ -1,11 +1,10 @@
-import path from 'node:path'
-
 import {type Address, type Hex, isAddress, type PrivateKeyAccount, type PublicClient, type WalletClient} from 'viem'
 
 import {createClients} from '../chain/clients.js'
 import {readDevnetConfig} from '../chain/devnetConfig.js'
+import {type NetworkFile, readNetworkFile} from '../chain/networkFile.js'
 import {InvalidInputError} from '../errors/base.js'
-import {type BlobStore, createLocalStore} from '../store/index.js'
+import {type BlobStore, openStore} from '../store/index.js'
 
 export type ConnectOptions = {
   rpcUrl?: string | undefined
@@ -20,7 +19,12 @@ export type ConnectOptions = {
   thresholds?: string | undefined
   /** SolverBook address; without it (and none in the devnet file) market code reads `market.book()`. */
   book?: string | undefined
+  /** A network file from `gensyn deploy` (chain, contracts, store): used where a flag gives no value. */
+  network?: string | undefined
   stateDir: string
+  /** The blob store: a folder, or the http(s):// URL of a `gensyn store serve` server. */
+  store?: string | undefined
+  /** @deprecated the same as `store` (a folder or a URL); kept for callers written before HTTP stores. */
   storeDir?: string | undefined
   /** Read-only commands (tasks list) need no key. */
   needsSigner?: boolean
@@ -40,33 +44,44 @@ export type Connection = {
     book?: Address | undefined
   }
   store: BlobStore
-  storeDir: string
+  /** The folder or URL of the store, as shown in messages. */
+  storeLocation: string
+  /** The store's folder when it is local; undefined for an HTTP store. */
+  storeDir: string | undefined
   stateDir: string
+  /** Block of the contracts' deployment (network or devnet file): where event scans can start. */
+  deployBlock?: bigint | undefined
 }
 
 export type SignedConnection = Connection & {walletClient: WalletClient; account: PrivateKeyAccount}
 
 /**
- * Resolves where the chain is and who signs, from flags first and the devnet file second, so that every
- * role command works against a local devnet with no flags and against any EVM chain with them.
+ * Resolves where the chain is, who signs and where blobs live: from flags first, then the network file
+ * (`--network`, written by `gensyn deploy`), then the devnet file, so that every role command works against
+ * a local devnet with no flags and against any EVM chain with a network file or flags.
  */
 export async function connect(options: ConnectOptions): Promise<Connection> {
-  const needsDevnet = !options.rpcUrl || !options.market || !options.registry || options.account !== undefined
+  const network = options.network === undefined ? undefined : await readNetworkFile(options.network)
+  // The deployment whose contracts these are: a --market of one's own has its own game, config and book.
+  const known = network?.contracts
+  const needsDevnet = (!options.rpcUrl && !network) || (!options.market && !known) || (!options.registry && !known) || options.account !== undefined
   const devnet = needsDevnet ? await readDevnetConfig(options.stateDir) : undefined
+  const deployment = known ?? devnet?.contracts
 
-  const rpcUrl = options.rpcUrl ?? devnet?.rpcUrl
+  const rpcUrl = options.rpcUrl ?? network?.rpcUrl ?? devnet?.rpcUrl
   if (!rpcUrl) throw new InvalidInputError('--rpc-url: expected a JSON-RPC URL (no devnet found)')
-  const market = parseAddress('--market', options.market ?? devnet?.contracts.market)
-  const registry = parseAddress('--registry', options.registry ?? devnet?.contracts.registry)
-  const thresholdsAddress = options.thresholds ?? devnet?.contracts.thresholds
+  const market = parseAddress('--market', options.market ?? deployment?.market)
+  const registry = parseAddress('--registry', options.registry ?? deployment?.registry)
+  const thresholdsAddress = options.thresholds ?? deployment?.thresholds
   const thresholds = thresholdsAddress === undefined ? undefined : parseAddress('--threshold-registry', thresholdsAddress)
-  // Only when the market is the devnet's: a --market elsewhere has its own game (read from market.game()).
-  const gameAddress = options.game ?? (options.market === undefined ? devnet?.contracts.game : undefined)
+  // Only when the market is the deployment's: a --market elsewhere has its own game (read from market.game()).
+  const own = options.market === undefined ? deployment : undefined
+  const gameAddress = options.game ?? own?.game
   const game = gameAddress === undefined ? undefined : parseAddress('--game', gameAddress)
   // The ProtocolConfig likewise; without it readers ask `market.config()`.
-  const config = options.market === undefined ? devnet?.contracts.config : undefined
+  const config = own?.config
   // The SolverBook likewise; without it readers ask `market.book()`.
-  const bookAddress = options.book ?? (options.market === undefined ? devnet?.contracts.book : undefined)
+  const bookAddress = options.book ?? own?.book
   const book = bookAddress === undefined ? undefined : parseAddress('--book', bookAddress)
 
   let privateKey = options.privateKey
@@ -82,17 +97,29 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     throw new InvalidInputError('--private-key: expected a key (or --account N on a devnet, or GENSYN_PRIVATE_KEY)')
   }
 
-  const {publicClient, walletClient, account} = await createClients({rpcUrl, privateKey: privateKey as Hex | undefined})
-  const storeDir = path.resolve(options.storeDir ?? devnet?.storeDir ?? path.join(options.stateDir, 'store'))
+  // Opened before the chain is asked anything, so a malformed --store fails at once.
+  const {store, location, dir} = openStore(options.store ?? options.storeDir ?? network?.store ?? devnet?.storeDir ?? `${options.stateDir}/store`)
+  const {publicClient, walletClient, account, chain} = await createClients({rpcUrl, privateKey: privateKey as Hex | undefined})
+  if (network) assertSameChain(network, options.network!, rpcUrl, chain.id)
   return {
     rpcUrl,
     publicClient,
     walletClient,
     account,
     contracts: {market, registry, thresholds, game, config, book},
-    store: createLocalStore(storeDir),
-    storeDir,
+    store,
+    storeLocation: location,
+    storeDir: dir,
     stateDir: options.stateDir,
+    // Only when the contracts are that file's: a --market of one's own was deployed elsewhen.
+    deployBlock: options.market === undefined ? (network ? BigInt(network.deployBlock) : devnet?.deployBlock) : undefined,
+  }
+}
+
+/** A network file's contracts exist on one chain only: an RPC URL of another chain would send money astray. */
+function assertSameChain(network: NetworkFile, file: string, rpcUrl: string, chainId: number): void {
+  if (chainId !== network.chainId) {
+    throw new InvalidInputError(`--network ${file}: expected chain id ${network.chainId} at ${rpcUrl}, the chain there reports ${chainId}`)
   }
 }
 

@@ -11,13 +11,13 @@ export class BlobNotFoundError extends BaseError {
   }
 }
 
-/** A stored blob whose bytes no longer hash to its name (disk corruption or tampering). */
+/** A blob whose bytes do not hash to its name (disk corruption, or tampering on a server or in transit). */
 export class BlobIntegrityError extends BaseError {
   override name = 'BlobIntegrityError'
   readonly hash: Hex
   readonly actual: Hex
   constructor(hash: Hex, actual: Hex, path: string) {
-    super(`blob ${hash}: expected its sha256 to match, got ${actual}`, {details: `corrupt file: ${path}`})
+    super(`blob ${hash}: expected its sha256 to match, got ${actual}`, {details: `corrupt copy at ${path}`})
     this.hash = hash
     this.actual = actual
   }
@@ -34,4 +34,37 @@ export class InvalidHashError extends BaseError {
 /** A JSON blob that does not parse. */
 export class BlobJsonError extends BaseError {
   override name = 'BlobJsonError'
+}
+
+/** An HTTP blob store that does not answer (refused, reset, DNS, timeout), after retries. */
+export class BlobStoreUnreachableError extends BaseError {
+  override name = 'BlobStoreUnreachableError'
+  readonly url: string
+  constructor(url: string, cause: unknown) {
+    const reason = cause instanceof Error ? networkReason(cause) : String(cause)
+    super(`blob store ${url}: unreachable (${reason})`, {
+      details: 'is `gensyn store serve` running there, and is --store the URL it printed?',
+      docsPath: 'multi-host.md',
+      cause,
+    })
+    this.url = url
+  }
+}
+
+/** An HTTP blob store answered with a status the client cannot use (a refused upload, a server error). */
+export class BlobStoreHttpError extends BaseError {
+  override name = 'BlobStoreHttpError'
+  readonly status: number
+  constructor(what: string, status: number, body: string) {
+    const reason = body.trim().split('\n')[0]?.slice(0, 200)
+    super(`${what}: the blob store answered ${status}${reason ? ` (${reason})` : ''}`)
+    this.status = status
+  }
+}
+
+/** fetch() wraps the socket error ("fetch failed"): name the code underneath (ECONNREFUSED, ENOTFOUND, ...). */
+function networkReason(error: Error): string {
+  const cause = error.cause as (Error & {code?: string}) | undefined
+  if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out'
+  return cause?.code ?? cause?.message ?? error.message
 }

@@ -10,6 +10,7 @@ type ConnectionFlagValues = {
   book?: string | undefined
   'state-dir': string
   store?: string | undefined
+  network?: string | undefined
 }
 
 export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = false): ConnectOptions {
@@ -21,8 +22,9 @@ export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = fa
     registry: flags.registry,
     game: flags.game,
     book: flags.book,
+    network: flags.network,
     stateDir: flags['state-dir'],
-    storeDir: flags.store,
+    store: flags.store,
     needsSigner,
   }
 }

@@ -29,8 +29,14 @@ export const connectionFlags = {
     helpGroup: 'CONNECTION',
   }),
   store: Flags.string({
-    description: 'Content-addressed blob store folder (defaults to the devnet one, else <state-dir>/store).',
+    description:
+      'Content-addressed blob store: a folder, or the http(s):// URL of a `gensyn store serve` server (every read is checked against its hash). Defaults to the network file\'s, else the devnet one, else <state-dir>/store.',
     env: 'GENSYN_STORE',
+    helpGroup: 'CONNECTION',
+  }),
+  network: Flags.string({
+    description: 'Network file written by `gensyn deploy` (RPC URL, chain id, contracts, store URL); flags override its values.',
+    env: 'GENSYN_NETWORK',
     helpGroup: 'CONNECTION',
   }),
 }

@@ -1,0 +1,15 @@
+import path from 'node:path'
+
+import {createHttpStore, isStoreUrl} from './createHttpStore.js'
+import {createLocalStore} from './createLocalStore.js'
+import type {BlobStore} from './types.js'
+
+/**
+ * The store a `--store` value names: an http(s):// URL is a `gensyn store serve` server, anything else a
+ * local folder. `location` is what the store is known by in messages (the URL, or the absolute folder).
+ */
+export function openStore(value: string): {store: BlobStore; location: string; dir: string | undefined} {
+  if (isStoreUrl(value)) return {store: createHttpStore(value), location: value, dir: undefined}
+  const dir = path.resolve(value)
+  return {store: createLocalStore(dir), location: dir, dir}
+}
