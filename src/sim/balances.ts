@@ -20,10 +20,10 @@ export type BalanceSnapshot = {
   jackpot: bigint
 }
 
-/** Wallets, stakes (free + locked + unbonding) and both contracts' holdings, all read at one block. */
-export async function takeBalanceSnapshot(connection: Connection, accounts: readonly DevnetAccount[]): Promise<BalanceSnapshot> {
+/** Wallets, stakes (free + locked + unbonding) and both contracts' holdings, all read at one block (default: the head). */
+export async function takeBalanceSnapshot(connection: Connection, accounts: readonly DevnetAccount[], block?: bigint): Promise<BalanceSnapshot> {
   const {publicClient, contracts} = connection
-  const blockNumber = await publicClient.getBlockNumber({cacheTime: 0})
+  const blockNumber = block ?? (await publicClient.getBlockNumber({cacheTime: 0}))
   const at = {blockNumber}
   const accountBalances = await Promise.all(
     accounts.map(async ({address}) => {

@@ -184,7 +184,26 @@ export function renderReport(report: DevnetReport): string {
     ? `money conserved: every wei accounted for (gas fees ${formatEther(BigInt(report.conservation.gasFees))} ETH, burned ${formatEther(BigInt(report.conservation.burned))} ETH)`
     : `MONEY NOT CONSERVED: before ${report.conservation.totalBefore}, after ${report.conservation.totalAfter} + fees ${report.conservation.gasFees}`
   const verdict = report.ok ? `scenario ${report.scenario}: every expectation held` : `scenario ${report.scenario} FAILED:\n  ${report.failures.join('\n  ')}`
-  return ['', tasks, '', ledger, '', accounts, '', disputes, ...slashes, jackpotLine, '', ...renderMarket(report), '', conservation, verdict].join('\n')
+  return ['', tasks, '', ledger, '', accounts, '', disputes, ...slashes, jackpotLine, '', ...renderDetection(report), '', ...renderMarket(report), '', conservation, verdict].join('\n')
+}
+
+/** The detection matrix and gas per phase (report.md charts them). */
+function renderDetection(report: DevnetReport): string[] {
+  const history = report.history
+  if (!history) return []
+  const matrix = renderTable(
+    ['ROLE: STRATEGY', 'PLAYS', 'CAUGHT/SLASHED', 'NOT CAUGHT', 'PENDING', 'CAUGHT BY'],
+    history.detection.map((row) => [
+      row.label,
+      String(row.plays),
+      String(row.caught),
+      String(row.notCaught),
+      String(row.pending),
+      row.caughtBy.map((catcher) => `${catcher.by}${catcher.count > 1 ? ` x${catcher.count}` : ''}`).join(', ') || '-',
+    ]),
+  )
+  const gas = history.gas.filter((entry) => entry.gas !== '0').map((entry) => `${entry.phase} ${entry.gas}`)
+  return [matrix, `gas per phase: ${gas.join(', ') || 'none'}`]
 }
 
 function describeAttempts(task: DevnetReport['tasks'][number]): string {

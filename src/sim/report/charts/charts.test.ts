@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
+
+import {XMLParser, XMLValidator} from 'fast-xml-parser'
+
+import {repoRoot} from '../../../../test/helpers/cli.js'
+import type {DevnetReport} from '../../buildReport.js'
+import {renderMarkdown} from '../renderMarkdown.js'
+import {gasPhases, taskPhases} from '../types.js'
+import {balancesChart, detectionChart, gasChart, priceChart, renderSvg, reportCharts, timelineChart} from './index.js'
+
+/** Real reports written by `gensyn devnet up` (smoke.yaml, colluding.yaml) with this renderer's data. */
+const fixture = (name: string) => JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/reports', `${name}.json`), 'utf8')) as DevnetReport
+const smoke = fixture('smoke')
+const colluding = fixture('colluding')
+
+/** Well-formed XML with an <svg> root, and every text it draws. */
+function checkSvg(svg: string): string[] {
+  assert.equal(XMLValidator.validate(svg), true, 'the SVG is not well-formed XML')
+  const parsed = new XMLParser({ignoreAttributes: false}).parse(svg) as Record<string, unknown>
+  assert.deepEqual(Object.keys(parsed), ['svg'])
+  return [...svg.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((match) => decode(match[1]!))
+}
+
+function decode(text: string): string {
+  return text.replaceAll('&lt;', '<').replaceAll('&gt;', '>').replaceAll('&quot;', '"').replaceAll('&#39;', "'").replaceAll('&amp;', '&')
+}
+
+/** The data marks of a rect layer (bars, heatmap cells): one <path> per datum. */
+function rectMarks(svg: string): number {
+  return [...svg.matchAll(/<g class="mark-rect role-mark[^"]*"[^>]*>(.*?)<\/g>/gs)].reduce((sum, match) => sum + (match[1]!.match(/<path/g)?.length ?? 0), 0)
+}
+
+describe('report charts (vega-lite -> SVG, no browser)', function () {
+  this.timeout(60_000)
+
+  for (const [name, report] of [['smoke', smoke], ['colluding', colluding]] as const) {
+    describe(`from the ${name} run`, () => {
+      it('balances.svg: a line per role, each role named', async () => {
+        const texts = checkSvg(await renderSvg(balancesChart(report)))
+        const roles = new Set(report.history!.balances.accounts.map((account) => account.role))
+        for (const role of roles) assert.ok(texts.includes(role), `role ${role} not shown`)
+        assert.ok(report.history!.balances.samples.length > 2)
+      })
+
+      it('timeline.svg: a bar per task per phase, each task and phase labelled', async () => {
+        const svg = await renderSvg(timelineChart(report))
+        const texts = checkSvg(svg)
+        const {segments, ends} = report.history!.timeline
+        assert.equal(rectMarks(svg), segments.length)
+        for (const task of report.tasks) assert.ok(texts.includes(`task ${task.id}`), `task ${task.id} not shown`)
+        for (const phase of new Set(segments.map((segment) => segment.phase))) assert.ok(texts.includes(phase), `phase ${phase} not shown`)
+        for (const end of ends) assert.ok(texts.includes(end.outcome))
+        // Every task that settled went through every phase, in order.
+        const settled = report.tasks.filter((task) => task.status === 'Settled').map((task) => task.id)
+        for (const id of settled) {
+          const phases = segments.filter((segment) => segment.taskId === id).map((segment) => segment.phase)
+          assert.deepEqual(phases.slice(-taskPhases.length), [...taskPhases], `task ${id}: ${phases.join(', ')}`)
+        }
+      })
+
+      it('detection.svg: a row per strategy with its counts and catchers', async () => {
+        const svg = await renderSvg(detectionChart(report))
+        const texts = checkSvg(svg)
+        const rows = report.history!.detection
+        assert.equal(rectMarks(svg), rows.length * 2)
+        for (const row of rows) {
+          assert.ok(texts.includes(row.label), `row ${row.label} not shown`)
+          for (const catcher of row.caughtBy) assert.ok(texts.some((text) => text.includes(catcher.by)), `catcher ${catcher.by} not shown`)
+        }
+        for (const column of ['caught / slashed', 'not caught', 'caught by']) assert.ok(texts.includes(column))
+      })
+
+      it('gas.svg: a bar per phase, each labelled', async () => {
+        const svg = await renderSvg(gasChart(report))
+        const texts = checkSvg(svg)
+        assert.equal(rectMarks(svg), gasPhases.length)
+        for (const phase of gasPhases) assert.ok(texts.includes(phase), `phase ${phase} not shown`)
+      })
+
+      it('price.svg: the price line and the solvers joining', async () => {
+        const svg = await renderSvg(priceChart(report))
+        const texts = checkSvg(svg)
+        assert.match(svg, /class="mark-line role-mark/)
+        assert.ok(texts.includes('solver joined'))
+      })
+
+      it('report.md embeds every chart', () => {
+        const markdown = renderMarkdown(report)
+        for (const chart of reportCharts) assert.ok(markdown.includes(`](charts/${chart.file})`), `${chart.file} not linked`)
+        for (const task of report.tasks) assert.match(markdown, new RegExp(`^\\| ${task.id} \\|`, 'm'))
+      })
+    })
+  }
+
+  it('the colluding run: the cheater and the colluding verifier caught by the whistleblower, the honest left alone', () => {
+    const rows = new Map(colluding.history!.detection.map((row) => [row.label, row]))
+    for (const label of ['solver: skip-steps', 'verifier: colluding']) {
+      const row = rows.get(label)
+      assert.ok(row, `no row ${label}`)
+      assert.ok(row.caught >= 1, `${label} not caught`)
+      assert.deepEqual(row.caughtBy.map((catcher) => catcher.by), ['whistleblower-1'])
+    }
+    for (const row of colluding.history!.detection.filter((candidate) => !candidate.adversarial)) assert.equal(row.caught, 0, `${row.label} was caught`)
+    assert.ok(BigInt(colluding.history!.gas.find((entry) => entry.phase === 'challenge/dispute')!.gas) > 0n)
+  })
+
+  it('a report without history (an older report.json) still renders every chart, saying what is missing', async () => {
+    const {history: _history, ...old} = smoke
+    const bare: DevnetReport = {...old, market: {...smoke.market, series: []}}
+    for (const chart of reportCharts) {
+      const texts = checkSvg(await renderSvg(chart.spec(bare)))
+      assert.ok(texts.some((text) => /^no .* in this report$/.test(text)), `${chart.file}: ${texts.join(' | ')}`)
+    }
+  })
+})

@@ -1,0 +1,7 @@
+export {renderCharts, reportCharts} from './charts/index.js'
+export {loadReportFile} from './loadReportFile.js'
+export {produceReport, type ProducedReport} from './produceReport.js'
+export {rebuildReport} from './rebuildReport.js'
+export {renderMarkdown} from './renderMarkdown.js'
+export type * from './types.js'
+export {type ReportFiles, writeReportFiles} from './writeReportFiles.js'

@@ -1,0 +1,40 @@
+import {detectionMatrix} from './detectionMatrix.js'
+import {readBalanceHistory, type HistoryAccount} from './readBalanceHistory.js'
+import {readGasByPhase} from './readGasByPhase.js'
+import {blockClock, type Reader, readMarketLog} from './readMarketLog.js'
+import {taskTimeline} from './taskTimeline.js'
+import type {RunHistory} from './types.js'
+
+export type ReadRunHistoryOptions = {
+  connection: Reader
+  /** The deployment block: where event scans start and chain time is 0. */
+  deployBlock: bigint
+  /** The first block with every contract in place (balances are sampled from it). */
+  balancesFrom: bigint
+  toBlock: bigint
+  accounts: readonly HistoryAccount[]
+  maxBalanceSamples?: number
+}
+
+/** The run over time, from the chain: balances, each task's phases, who was caught, gas per phase. */
+export async function readRunHistory(options: ReadRunHistoryOptions): Promise<RunHistory> {
+  const {connection, deployBlock, toBlock} = options
+  const secondsAt = blockClock(connection, deployBlock)
+  const entries = await readMarketLog(connection, deployBlock, toBlock, secondsAt)
+  const [balances, gas, headSeconds] = await Promise.all([
+    readBalanceHistory(connection, options.accounts, options.balancesFrom, toBlock, secondsAt, options.maxBalanceSamples),
+    readGasByPhase(connection, deployBlock, toBlock),
+    secondsAt(toBlock),
+  ])
+  return {
+    fromBlock: deployBlock.toString(),
+    toBlock: toBlock.toString(),
+    balances,
+    timeline: taskTimeline(entries, {block: toBlock, seconds: headSeconds}),
+    detection: detectionMatrix(
+      entries,
+      options.accounts.map((account) => ({address: account.address, name: account.name, role: account.role, strategy: account.strategy ?? 'honest'})),
+    ),
+    gas,
+  }
+}

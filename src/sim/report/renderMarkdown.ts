@@ -1,0 +1,217 @@
+import {formatEther, formatUnits} from 'viem'
+
+import type {DevnetReport} from '../buildReport.js'
+import {reportCharts} from './charts/index.js'
+import {formatGas} from './charts/gasChart.js'
+
+/** report.md: the summary, the expectations, every chart (as charts/x.svg beside it) and the tables behind them. */
+export function renderMarkdown(report: DevnetReport, options: {chartsDir?: string} = {}): string {
+  const charts = options.chartsDir ?? 'charts'
+  const chart = (file: (typeof reportCharts)[number]['file']) => {
+    const entry = reportCharts.find((candidate) => candidate.file === file)!
+    return `![${entry.title}](${charts}/${file})`
+  }
+  const {conservation, jackpot} = report
+  const settled = report.tasks.filter((task) => task.status === 'Settled')
+  const count = (items: number, noun: string) => `${items} ${noun}${items === 1 ? '' : 's'}`
+  const totalGas = (report.history?.gas ?? []).reduce((sum, entry) => sum + BigInt(entry.gas), 0n)
+  const lines = [
+    `# Devnet report: ${report.scenario}`,
+    '',
+    report.ok ? '**Result: every expectation held.**' : `**Result: FAILED** (${count(report.failures.length, 'failure')}).`,
+    '',
+    '## Summary',
+    '',
+    `- Tasks: ${report.tasks.length} (${settled.filter((task) => task.verdict === 'accepted').length} settled accepted, ${report.tasks.filter((task) => task.status === 'Expired').length} expired, ${report.tasks.filter((task) => !['Settled', 'Expired'].includes(task.status)).length} open); ${count(report.tasks.reduce((sum, task) => sum + task.rejections.length, 0), 'rejected proof')}, ${count(report.tasks.reduce((sum, task) => sum + task.timeouts, 0), 'training timeout')}.`,
+    `- Disputes: ${report.disputes.length === 0 ? 'none' : report.disputes.map((dispute) => `#${dispute.id} on task ${dispute.taskId} ${dispute.outcome} by ${dispute.reason}`).join('; ')}.`,
+    `- Slashes: ${report.slashes.length === 0 ? 'none' : report.slashes.map((slash) => `${slash.account} lost ${formatEther(BigInt(slash.amount))} ETH (task ${slash.taskId})`).join('; ')}.`,
+    `- Jackpot: ${formatEther(BigInt(jackpot.before))} -> ${formatEther(BigInt(jackpot.after))} ETH (funded ${formatEther(BigInt(jackpot.funded))}, tax ${formatEther(BigInt(jackpot.taxIn))}, paid ${formatEther(BigInt(jackpot.paidOut))}).`,
+    conservation.ok
+      ? `- Money conserved to the wei: gas fees ${formatEther(BigInt(conservation.gasFees))} ETH, burned ${formatEther(BigInt(conservation.burned))} ETH.`
+      : `- **Money NOT conserved**: before ${conservation.totalBefore} wei, after ${conservation.totalAfter} + fees ${conservation.gasFees}.`,
+    ...(report.history ? [`- Gas: ${formatGas(totalGas)} over blocks ${report.history.fromBlock}-${report.history.toBlock}.`] : []),
+    '',
+    '## Expectations',
+    '',
+    ...(report.expectations ?? []).map((line) => `- ${line}`),
+    ...(report.expectations?.length ? [''] : []),
+    report.failures.length === 0 ? 'Every one held.' : 'Failed:',
+    ...(report.failures.length === 0 ? [] : ['', ...report.failures.map((failure) => `- ${escapeText(failure)}`)]),
+    '',
+    '## Balances over time',
+    '',
+    chart('balances.svg'),
+    '',
+    table(
+      ['#', 'actor', 'plays', 'fees (ETH)', 'slashed', 'from slashes', 'jackpot', 'net change (ETH, after gas)'],
+      report.accounts.map((account) => [
+        String(account.index),
+        account.name,
+        account.strategy ?? account.role,
+        formatEther(BigInt(account.feesEarned)),
+        signed(-BigInt(account.slashed)),
+        signed(BigInt(account.slashGains)),
+        signed(BigInt(account.jackpotWon)),
+        signed(BigInt(account.balanceAfter) - BigInt(account.balanceBefore) + BigInt(account.stakeAfter) - BigInt(account.stakeBefore)),
+      ]),
+    ),
+    '',
+    '## Task timeline',
+    '',
+    chart('timeline.svg'),
+    '',
+    table(
+      ['task', 'parent', 'status', 'verdict', 'claims', 'steps', 'test acc', 'queued s', 'training s', 'verification s', 'challenge s', 'total s'],
+      report.tasks.map((task) => [
+        task.id,
+        task.parentId === '0' ? '-' : task.parentId,
+        task.status,
+        task.verdict,
+        String(task.claims),
+        `${task.totalSteps}/${task.maxSteps}`,
+        task.testAccuracy === null ? '-' : task.testAccuracy.toFixed(4),
+        String(task.seconds.queued),
+        String(task.seconds.training),
+        String(task.seconds.verification),
+        String(task.seconds.challenge),
+        String(task.seconds.total),
+      ]),
+    ),
+    '',
+    '## Detection matrix',
+    '',
+    chart('detection.svg'),
+    '',
+    table(
+      ['role: strategy', 'actors', 'plays', 'caught / slashed', 'not caught', 'pending', 'caught by'],
+      (report.history?.detection ?? []).map((row) => [
+        row.label,
+        row.actors.join(', ') || '-',
+        String(row.plays),
+        String(row.caught),
+        String(row.notCaught),
+        String(row.pending),
+        row.caughtBy.map((catcher) => `${catcher.by}${catcher.count > 1 ? ` ×${catcher.count}` : ''}`).join(', ') || '-',
+      ]),
+    ),
+    '',
+    'A play is a solver\'s claim, a verifier\'s verification, a whistleblower\'s challenge or a forced error. On an honest row a catch is a mistake.',
+    '',
+    '## Gas per phase',
+    '',
+    chart('gas.svg'),
+    '',
+    table(
+      ['phase', 'gas', 'transactions'],
+      (report.history?.gas ?? []).map((entry) => [entry.phase, entry.gas, String(entry.transactions)]),
+    ),
+    '',
+    '## Price over time',
+    '',
+    chart('price.svg'),
+    '',
+    ...(report.market.series.length === 0
+      ? ['No price recorded.']
+      : [
+          `Start ${gwei(report.market.price.start)}, end ${gwei(report.market.price.end)}, min ${gwei(report.market.price.min)}, max ${gwei(report.market.price.max)} gwei per work unit.` +
+            (report.market.shock ? ` Supply shock: ${report.market.shock.solver} left at ${report.market.shock.seconds} s; the price then ${report.market.shock.rose ? `rose to ${gwei(report.market.shock.maxAfter)} gwei` : 'did not rise'}.` : ''),
+        ]),
+    ...(report.market.offers.length === 0
+      ? []
+      : [
+          '',
+          table(
+            ['solver', 'ask (gwei/WU)', 'capacity', 'joins', 'leaves', 'listed (+) / withdrawn (-) at s'],
+            report.market.offers.map((offer) => [
+              offer.solver,
+              gwei(offer.ask),
+              String(offer.capacity),
+              String(offer.joins),
+              String(offer.leaves),
+              offer.events.map((event) => `${event.type === 'listed' ? '+' : '-'}${event.seconds}`).join(' '),
+            ]),
+          ),
+        ]),
+    '',
+    '## Money per task',
+    '',
+    table(
+      ['task', 'work units', 'price (gwei/WU)', 'escrow', 'solver', 'verifier', 'tax', 'from escrow', 'refunded', 'balanced'],
+      report.tasks.map((task) => [
+        task.id,
+        task.workUnits,
+        task.ledger.price === '0' ? '-' : gwei(task.ledger.price),
+        formatEther(BigInt(task.escrow)),
+        formatEther(BigInt(task.ledger.solverPaid)),
+        formatEther(BigInt(task.ledger.verifierPaid)),
+        formatEther(BigInt(task.ledger.tax)),
+        formatEther(BigInt(task.ledger.fromEscrow)),
+        formatEther(BigInt(task.ledger.refunded)),
+        ['Settled', 'Expired'].includes(task.status) ? (task.ledger.balanced ? 'yes, to the wei' : '**NO**') : 'open',
+      ]),
+    ),
+    ...(report.disputes.length === 0
+      ? []
+      : [
+          '',
+          '## Disputes',
+          '',
+          table(
+            ['dispute', 'task', 'kind', 'prover', 'challenger', 'outcome', 'by', 'rounds', 'pinpoint', 'gas', 'seconds'],
+            report.disputes.map((dispute) => [
+              dispute.id,
+              dispute.taskId,
+              dispute.kind,
+              dispute.prover,
+              dispute.challenger,
+              dispute.outcome,
+              dispute.reason,
+              String(dispute.rounds),
+              dispute.element === 0 ? `step ${dispute.step}` : `step ${dispute.step}, element ${dispute.element}${dispute.kernel ? ` (${dispute.kernel})` : ''}`,
+              dispute.gasUsed,
+              String(dispute.seconds),
+            ]),
+          ),
+        ]),
+    ...(report.slashes.length === 0
+      ? []
+      : [
+          '',
+          '## Slashes',
+          '',
+          table(
+            ['task', 'account', 'amount (ETH)', 'winner', 'to winner', 'to treasury', 'burned'],
+            report.slashes.map((slash) => [
+              slash.taskId,
+              slash.account,
+              formatEther(BigInt(slash.amount)),
+              slash.winner ?? '-',
+              formatEther(BigInt(slash.toWinner)),
+              formatEther(BigInt(slash.toTreasury)),
+              formatEther(BigInt(slash.burned)),
+            ]),
+          ),
+        ]),
+    '',
+  ]
+  return lines.join('\n')
+}
+
+/** A markdown table; cells are escaped so a `|` in a name cannot break it. */
+function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  if (rows.length === 0) return '(none)'
+  const line = (cells: readonly string[]) => `| ${cells.map(escapeText).join(' | ')} |`
+  return [line(header), `|${header.map(() => ' --- ').join('|')}|`, ...rows.map(line)].join('\n')
+}
+
+function escapeText(text: string): string {
+  return text.replaceAll('|', '\\|').replaceAll('\n', ' ')
+}
+
+function gwei(wei: string): string {
+  return formatUnits(BigInt(wei), 9)
+}
+
+function signed(wei: bigint): string {
+  return `${wei >= 0n ? '+' : ''}${formatEther(wei)}`
+}

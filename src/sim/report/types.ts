@@ -1,0 +1,73 @@
+/**
+ * What the report adds to the end-of-run numbers: the run over time, read back from the chain
+ * (docs/report.md). Every amount is a decimal string (wei or gas), every time chain-clock seconds since
+ * the deployment block, so the JSON is exact and the charts share one time axis.
+ */
+
+/** The phases a task passes through, in order; `settled` and `expired` are where it ends. */
+export const taskPhases = ['submitted', 'claimed', 'committed', 'verifying', 'challenge window'] as const
+export type TaskPhase = (typeof taskPhases)[number]
+
+/** One stretch of one task in one phase: [start, end) in blocks and seconds. */
+export type TimelineSegment = {
+  taskId: string
+  /** 1 for the first claim, +1 for every reopening (a rejection or a timeout). */
+  attempt: number
+  phase: TaskPhase
+  startBlock: string
+  endBlock: string
+  start: number
+  end: number
+  /** Still in this phase when the report was read (its end is the head). */
+  open: boolean
+}
+
+/** Where a task ended, if it did. */
+export type TimelineEnd = {taskId: string; outcome: 'settled' | 'expired'; block: string; seconds: number}
+
+export type TaskTimeline = {segments: TimelineSegment[]; ends: TimelineEnd[]}
+
+/** Wallet and stake of every account at sampled blocks (anvil keeps the history of every block). */
+export type BalanceHistory = {
+  accounts: {name: string; role: string; strategy?: string}[]
+  samples: {block: string; seconds: number; wallet: string[]; stake: string[]}[]
+}
+
+/** The detection matrix's columns. */
+export const detectionColumns = ['caught / slashed', 'not caught'] as const
+
+/**
+ * One row of the detection matrix: every actor of one role and strategy, and what became of each play
+ * (a solver's claim, a verifier's verification, a whistleblower's challenge, a forced error).
+ */
+export type DetectionRow = {
+  /** e.g. `solver: skip-steps`, `verifier: lazy`, `verifier: honest`, `forced error`. */
+  label: string
+  role: string
+  strategy: string
+  /** Whether this row cheats or plays adversarially: its catches are the protocol working, for honest rows they are mistakes. */
+  adversarial: boolean
+  actors: string[]
+  plays: number
+  caught: number
+  notCaught: number
+  /** Plays the run ended before they were decided. */
+  pending: number
+  /** Who caught it (a winner's name, `timeout`, `no winner`), with how many times. */
+  caughtBy: {by: string; count: number}[]
+}
+
+/** The phases gas is grouped by; `other` is staking, offers and set-up. */
+export const gasPhases = ['submission', 'claim', 'commit', 'verification', 'challenge/dispute', 'settlement', 'other'] as const
+export type GasPhase = (typeof gasPhases)[number]
+
+export type GasByPhase = {phase: GasPhase; gas: string; transactions: number}[]
+
+export type RunHistory = {
+  fromBlock: string
+  toBlock: string
+  balances: BalanceHistory
+  timeline: TaskTimeline
+  detection: DetectionRow[]
+  gas: GasByPhase
+}
