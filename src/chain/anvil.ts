@@ -22,6 +22,14 @@ export type CreateAnvilOptions = {
   mnemonic?: string | undefined
   /** anvil executable; defaults to {@link findAnvilBinary}. */
   binary?: string | undefined
+  /**
+   * Persist the chain in this file (anvil `--state`): loaded at start when it exists, dumped every
+   * `stateInterval` seconds and when anvil exits on SIGTERM. Blocks, receipts and logs are in the dump, and
+   * historical states too (`--preserve-historical-states`), so reads at past blocks still answer after a load.
+   */
+  state?: string | undefined
+  /** Seconds between state dumps (anvil `--state-interval`): a crash loses at most this much. Default 2 with `state`. */
+  stateInterval?: number | undefined
   /** Milliseconds allowed from spawn to answering JSON-RPC. Default 15 000. */
   startTimeout?: number | undefined
   /** Milliseconds allowed for a graceful SIGTERM stop before SIGKILL. Default 5 000. */
@@ -143,13 +151,19 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
       accounts: options.accounts,
       balance: options.balance,
       mnemonic: options.mnemonic,
+      state: options.state,
+      stateInterval: options.state === undefined ? undefined : (options.stateInterval ?? 2),
       startTimeout,
       stopTimeout,
       // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid.
-      execArgs: ([file, args, execOptions]) =>
-        useLauncher
+      // @viem/anvil has no option for --preserve-historical-states: without it a loaded chain forgets every
+      // state before the dump, and reads at a past block (balances over time in the report) fail.
+      execArgs: ([file, viemArgs, execOptions]) => {
+        const args = options.state === undefined ? viemArgs : [...viemArgs, '--preserve-historical-states']
+        return useLauncher
           ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, watchdog ? '1' : '0', ...args], {...execOptions, cleanup: false}]
-          : [file, args, {...execOptions, cleanup: true}],
+          : [file, args, {...execOptions, cleanup: true}]
+      },
     }
     const base = createViemAnvil(viemOptions)
     let markExited: () => void = () => {}

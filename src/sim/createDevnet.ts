@@ -1,20 +1,24 @@
-import {mkdir, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdir, rm} from 'node:fs/promises'
 import path from 'node:path'
-
-import {parseEther} from 'viem'
 
 import {createAnvil} from '../chain/anvil.js'
 import {createClients} from '../chain/clients.js'
 import {deployContracts} from '../chain/deployContracts.js'
 import {writeDevnetConfig} from '../chain/devnetConfig.js'
-import {BaseError} from '../errors/base.js'
+import {BaseError, InvalidInputError} from '../errors/base.js'
 import {connect, type Connection} from '../protocol/connect.js'
 import {type BalanceSnapshot, takeBalanceSnapshot} from './balances.js'
 import {buildReport, type DevnetReport} from './buildReport.js'
 import {actorRoster, type RosterEntry} from './actorRoster.js'
 import {type DevnetAccount, devnetAccounts} from './devnetAccounts.js'
+import {assertNoDevnetRunning, writeDevnetProcesses} from './devnetProcesses.js'
+import {devnetStatePaths, type FinishedJob, type PersistedDevnet, readDevnetState, writeDevnetState} from './devnetState.js'
+import {deployParamsOf} from './deployParamsOf.js'
+import {type JobPlan, planJobs, tasksSubmittedBy} from './resumeJobs.js'
+import {resumeChain} from './resumeChain.js'
 import type {ResolvedScenario} from './scenario.js'
-import {type MarketSampler, startMarketSampler} from './sampleMarket.js'
+import {type MarketSample, type MarketSampler, startMarketSampler} from './sampleMarket.js'
+import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
 import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
 import {sleep} from '../actors/sleep.js'
 
@@ -33,10 +37,23 @@ export type DevnetOptions = {
   /** Overrides the scenario's backend for every actor. */
   backend?: 'wasm' | 'cpu' | 'gpu' | undefined
   port?: number | undefined
+  /**
+   * Persist the run in this file (the chain, anvil's dump) and the folder `<state>.d` beside it (everything else,
+   * src/sim/devnetState.ts). An existing one is resumed: no deploy, the same scenario, finished jobs are not
+   * submitted again and jobs cut short are followed to settlement. The scenario passed must be the saved one.
+   */
+  state?: string | undefined
   onEvent?: (event: DevnetEvent) => void
 }
 
-export type SubmissionOutcome = {job: string; submitter: string; exit: ActorExit; result: Record<string, unknown> | undefined}
+export type SubmissionOutcome = {
+  job: string
+  submitter: string
+  exit: ActorExit
+  result: Record<string, unknown> | undefined
+  /** The run ended (a duration, Ctrl-C, `q`) before this submitter did: it was stopped, it did not fail. */
+  stoppedByDevnet?: boolean
+}
 
 export type Devnet = {
   readonly rpcUrl: string
@@ -44,6 +61,8 @@ export type Devnet = {
   readonly actors: ActorHandle[]
   /** The long-running actors and what each plays. */
   readonly roster: RosterEntry[]
+  /** Whether start() picked up a run saved with `state` instead of deploying a new chain. */
+  readonly resumed: boolean
   /** Starts anvil, deploys, funds and writes devnet.json, then spawns the solver and verifier processes. */
   start(): Promise<void>
   /** Spawns one submitter process per job (each submitter's jobs in order) and waits for them all. */
@@ -55,6 +74,13 @@ export type Devnet = {
   readonly dropouts: Dropout[]
   /** Stops every actor, then anvil. Safe to call twice, and after a failed start. */
   stop(): Promise<void>
+  /** Read access to the running chain (after start()), for live views such as the dashboard. */
+  readonly connection: Connection | undefined
+  /** SIGSTOPs the actors and stops mining, so chain time does not run on (src/sim/pauseDevnet.ts). */
+  pause(): Promise<void>
+  /** Continues the chain's clock from the last block, restores interval mining, SIGCONTs the actors. */
+  resume(): Promise<void>
+  readonly paused: boolean
 }
 
 /**
@@ -65,7 +91,11 @@ export function createDevnet(options: DevnetOptions): Devnet {
   const {scenario} = options
   const stateDir = path.resolve(options.stateDir)
   const logDir = path.join(stateDir, 'logs')
-  const storeDir = path.join(stateDir, 'store')
+  const statePaths = options.state === undefined ? undefined : devnetStatePaths(options.state)
+  // With --state, everything the actors keep (blobs, solver secrets and checkpoints) lives beside the chain's
+  // dump, so a resume finds it whatever --state-dir it is given; the state dir keeps logs and reports.
+  const actorStateDir = statePaths?.dir ?? stateDir
+  const storeDir = statePaths?.store ?? path.join(stateDir, 'store')
   const backend = options.backend ?? scenario.backend
   const accounts = devnetAccounts({
     submitters: scenario.actors.submitters,
@@ -80,6 +110,9 @@ export function createDevnet(options: DevnetOptions): Devnet {
     accounts: accounts.length,
     balance: scenario.chain.accountBalance,
     handleSignals: false,
+    state: statePaths?.chain,
+    // anvil writes its dump when it exits on SIGTERM: give it time before the SIGKILL.
+    stopTimeout: statePaths ? 30_000 : undefined,
   })
   const actors: ActorHandle[] = []
   const dropouts: Dropout[] = []
@@ -92,8 +125,53 @@ export function createDevnet(options: DevnetOptions): Devnet {
   let deployBlock = 0n
   let stopped = false
   let anvilStopped = false
+  let saved: PersistedDevnet | undefined
+  let record: PersistedDevnet | undefined
+  let runStarted = performance.now()
+  let writing: Promise<void> = Promise.resolve()
+  let recording: Promise<void> = Promise.resolve()
+  let ready = false
+  let paused: PausedDevnet | undefined
 
-  const common = () => ['--json', '--state-dir', stateDir, '--backend', backend]
+  const common = () => ['--json', '--state-dir', actorStateDir, '--backend', backend]
+  const savedSamples = (): MarketSample[] => saved?.marketSamples ?? []
+
+  /** Saves the run's record (one write at a time, atomically): after the deploy, each finished job, and at stop. */
+  function persist(update: Partial<PersistedDevnet> = {}): Promise<void> {
+    if (!statePaths || !record) return Promise.resolve()
+    record = {
+      ...record,
+      ...update,
+      dropouts: [...dropouts],
+      marketSamples: [...savedSamples(), ...(sampler?.samples ?? [])],
+      elapsedSeconds: (saved?.elapsedSeconds ?? 0) + (performance.now() - runStarted) / 1000,
+    }
+    const next = record
+    writing = writing.catch(() => {}).then(() => writeDevnetState(statePaths.chain, next))
+    return writing
+  }
+
+  /** processes.json in the state dir (for `devnet status` / `down`) and, with --state, beside the actors' devnet.json. */
+  function recordProcesses(): Promise<void> {
+    recording = recording.catch(() => {}).then(() => writeProcesses())
+    return recording
+  }
+
+  async function writeProcesses(): Promise<void> {
+    const describe = ({name, role, pid, exit}: ActorHandle) => ({name, role, pid, exited: exit !== undefined})
+    const value = {
+      devnetPid: process.pid,
+      anvilPid: anvil.pid,
+      rpcUrl: anvil.status === 'listening' ? anvil.rpcUrl : undefined,
+      stateFile: statePaths?.chain,
+      startedAt: new Date(performance.timeOrigin).toISOString(),
+      ready,
+      actors: actors.filter((actor) => actor.role !== 'submitter').map(describe),
+      submitters: actors.filter((actor) => actor.role === 'submitter').map(describe),
+    }
+    await writeDevnetProcesses(stateDir, value)
+    if (statePaths) await writeDevnetProcesses(statePaths.dir, value)
+  }
 
   function spawn(entry: RosterEntry): ActorHandle {
     const {name, role, account} = entry
@@ -111,11 +189,16 @@ export function createDevnet(options: DevnetOptions): Devnet {
           dropouts.push({actor: name, taskId: String(event.taskId), step: Number(event.step)})
           emit({type: 'phase', message: `${name}: killed (SIGKILL) after storing its checkpoint at step ${String(event.step)} of task ${String(event.taskId)}`})
           void handle.kill()
+          // Saved at once: a resume after a crash must not bring it back.
+          void persist().catch(() => {})
         }
       },
     })
     actors.push(handle)
-    void handle.exited.then((exit) => emit({type: 'actor-exit', actor: name, role, exit, killed: handle.killed}))
+    void handle.exited.then((exit) => {
+      emit({type: 'actor-exit', actor: name, role, exit, killed: handle.killed})
+      if (!anvilStopped) void recordProcesses().catch(() => {})
+    })
     return handle
   }
 
@@ -127,107 +210,135 @@ export function createDevnet(options: DevnetOptions): Devnet {
     actors,
     roster,
 
+    get resumed() {
+      return saved !== undefined
+    },
+
     async start() {
       await assertNoDevnetRunning(stateDir)
+      if (statePaths) {
+        // Two anvils loading and dumping one file would overwrite each other's chain.
+        await assertNoDevnetRunning(statePaths.dir)
+        saved = await readDevnetState(statePaths.chain)
+        if (saved) assertSameAccounts(saved, accounts, statePaths.chain)
+      }
       await rm(path.join(stateDir, 'devnet.json'), {force: true})
       await mkdir(logDir, {recursive: true})
       await mkdir(storeDir, {recursive: true})
-      await writeProcesses(stateDir, {devnetPid: process.pid, actors: []})
+      await recordProcesses()
 
-      emit({type: 'phase', message: 'starting anvil'})
+      emit({type: 'phase', message: saved ? `starting anvil from ${statePaths!.chain}` : 'starting anvil'})
       await anvil.start()
+      await recordProcesses()
       const deployer = accounts[0]!
       const {publicClient, walletClient} = await createClients({rpcUrl: anvil.rpcUrl, privateKey: deployer.privateKey})
       if (!walletClient) throw new BaseError('devnet: no wallet client for the deployer account')
-      emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; deploying contracts`})
-      const {protocol, chain} = scenario
-      const optional = <T, U>(value: T | undefined, map: (value: T) => U) => (value === undefined ? {} : map(value))
-      const deployed = await deployContracts({
-        publicClient,
-        walletClient,
-        params: {
-          treasury: deployer.address,
-          unbondingDelay: BigInt(chain.unbondingDelay),
-          jackpotSeed: parseEther(protocol.jackpotSeed),
-          config: {
-            solverStake: parseEther(chain.solverStake),
-            verifierStake: parseEther(chain.verifierStake),
-            challengeWindowBlocks: BigInt(chain.challengeWindow),
-            ...optional(protocol.challengeDeposit, (value) => ({challengeDeposit: parseEther(value)})),
-            ...optional(protocol.revealWindow, (value) => ({revealWindowBlocks: BigInt(value)})),
-            ...optional(protocol.roundTimeout, (value) => ({roundTimeoutBlocks: BigInt(value)})),
-            ...optional(protocol.committeeTimeout, (value) => ({committeeTimeoutBlocks: BigInt(value)})),
-            ...optional(protocol.taxBps, (value) => ({taxBps: value})),
-            ...optional(protocol.forcedErrorBps, (value) => ({forcedErrorBps: value})),
-            ...optional(protocol.jackpotCap, (value) => ({jackpotCap: parseEther(value)})),
-            ...optional(protocol.maxChallengers, (value) => ({maxChallengers: value})),
-            ...optional(protocol.committeeSize, (value) => ({committeeSize: value})),
-          },
-          // docs/market.md, "Parameters": prices in ETH per work unit in the scenario, wei on chain.
-          market: {
-            ...optional(protocol.initialPrice, (value) => ({initialPrice: parseEther(value)})),
-            ...optional(protocol.priceFloor, (value) => ({priceFloor: parseEther(value)})),
-            ...optional(protocol.priceCeiling, (value) => ({priceCeiling: parseEther(value)})),
-            ...optional(protocol.priceStepBps, (value) => ({priceStepBps: value})),
-            ...optional(protocol.targetUtilizationBps, (value) => ({targetUtilizationBps: value})),
-            ...optional(protocol.priceEpochBlocks, (value) => ({priceEpochBlocks: value})),
-            ...optional(protocol.verifierFeeBps, (value) => ({verifierFeeBps: value})),
-            ...optional(protocol.timeoutSlashBps, (value) => ({timeoutSlashBps: value})),
-            ...optional(protocol.claimTimeoutSeconds, (value) => ({claimTimeoutSeconds: BigInt(value)})),
-            ...optional(protocol.trainingBaseSeconds, (value) => ({trainingBaseSeconds: BigInt(value)})),
-            ...optional(protocol.minWorkUnitsPerSecond, (value) => ({minWorkUnitsPerSecond: BigInt(value)})),
-            ...optional(protocol.verificationTimeoutSeconds, (value) => ({verificationTimeoutSeconds: BigInt(value)})),
-          },
-        },
-      })
-      deployBlock = deployed.deployBlock
-      // Deploy on automine (no block waits), then mine on an interval: a verifier needs a block after the
-      // commit for its randomness, whether or not anyone else is sending transactions.
-      await publicClient.request({method: 'evm_setIntervalMining', params: [scenario.chain.blockTime]} as never)
-      await writeDevnetConfig(stateDir, {
+      let contracts: PersistedDevnet['contracts']
+      if (saved) {
+        const {head} = await resumeChain(publicClient, saved, scenario.chain.blockTime, statePaths!.chain)
+        deployBlock = saved.deployBlock
+        contracts = saved.contracts
+        dropouts.push(...saved.dropouts)
+        emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; resumed the chain at block ${head} (deployed at block ${deployBlock}), its clock continued from the last block`})
+      } else {
+        emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; deploying contracts`})
+        const deployed = await deployContracts({publicClient, walletClient, params: deployParamsOf(scenario, deployer.address)})
+        deployBlock = deployed.deployBlock
+        contracts = {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game, book: deployed.book}
+        // Deploy on automine (no block waits), then mine on an interval: a verifier needs a block after the
+        // commit for its randomness, whether or not anyone else is sending transactions.
+        await publicClient.request({method: 'evm_setIntervalMining', params: [scenario.chain.blockTime]} as never)
+      }
+      const config = {
         rpcUrl: anvil.rpcUrl,
         chainId: await publicClient.getChainId(),
-        deployBlock: deployed.deployBlock,
-        contracts: {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game, book: deployed.book},
+        deployBlock,
+        contracts,
         accounts: accounts.map(({index, address, privateKey, role}) => ({index, address, privateKey, role})),
         storeDir,
         createdAt: new Date().toISOString(),
-      })
+      }
+      await writeDevnetConfig(stateDir, config)
+      if (statePaths) await writeDevnetConfig(statePaths.dir, config)
       connection = await connect({stateDir})
-      before = await takeBalanceSnapshot(connection, accounts)
-      emit({type: 'phase', message: `contracts: market ${deployed.market}, registry ${deployed.registry}`})
+      before = saved?.before ?? (await takeBalanceSnapshot(connection, accounts))
+      if (statePaths) {
+        const now = new Date().toISOString()
+        record = saved ?? {
+          version: 1,
+          scenario,
+          backend,
+          chainId: config.chainId,
+          deployBlock,
+          contracts,
+          accounts: accounts.map(({index, address, role}) => ({index, address, role})),
+          before,
+          finished: [],
+          dropouts: [],
+          marketSamples: [],
+          elapsedSeconds: 0,
+          createdAt: now,
+          updatedAt: now,
+        }
+        runStarted = performance.now()
+        await persist()
+      }
+      emit({type: 'phase', message: `contracts: market ${contracts.market}, registry ${contracts.registry}`})
 
       sampler = startMarketSampler(connection, Math.max(500, scenario.chain.blockTime * 1000))
-      for (const entry of roster) spawn(entry)
-      await writeProcesses(stateDir, {devnetPid: process.pid, anvilPid: anvil.pid, actors: actors.map(({name, pid}) => ({name, pid}))})
-      emit({type: 'phase', message: `spawned ${roster.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend})`})
+      // A dropout solver killed in an earlier run stays dead: its task must still come back through expire.
+      const gone = new Set(dropouts.map((dropout) => dropout.actor))
+      const live = roster.filter((entry) => !gone.has(entry.name))
+      for (const entry of live) spawn(entry)
+      ready = true
+      await recordProcesses()
+      emit({type: 'phase', message: `spawned ${live.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend})`})
     },
 
     async runJobs() {
       const submitters = accounts.filter((account) => account.role === 'submitter')
-      const queues = new Map<DevnetAccount, ResolvedScenario['jobs']>()
+      const queues = new Map<DevnetAccount, {job: ResolvedScenario['jobs'][number]; index: number}[]>()
       scenario.jobs.forEach((job, index) => {
         const submitter = submitters[job.submitter ?? index % submitters.length]
         if (!submitter) throw new BaseError(`scenario ${scenario.name}: jobs[${index}].submitter: expected an index below ${submitters.length}`)
-        queues.set(submitter, [...(queues.get(submitter) ?? []), job])
+        queues.set(submitter, [...(queues.get(submitter) ?? []), {job, index}])
       })
-      const started = performance.now()
+      // A resumed run: what each job's submitter got done before the stop (src/sim/resumeJobs.ts).
+      let plans: Map<number, JobPlan> | undefined
+      if (saved && connection) {
+        const submittedBy = new Map<string, bigint[]>()
+        for (const account of queues.keys()) submittedBy.set(account.address.toLowerCase(), await tasksSubmittedBy(connection, account.address, deployBlock))
+        plans = planJobs([...queues].map(([account, jobs]) => ({address: account.address, jobs: jobs.map(({index}) => index)})), saved.finished, submittedBy)
+      }
+      // A job's `at` counts from the first run's start, not from this resume.
+      const started = performance.now() - (saved?.elapsedSeconds ?? 0) * 1000
       const outcomes = await Promise.all(
         [...queues].map(async ([account, jobs]) => {
           const results: SubmissionOutcome[] = []
+          const claimed = new Set((saved?.finished ?? []).flatMap((finished) => (jobs.some(({index}) => index === finished.job) ? finished.taskIds : [])))
           // One process per account at a time (two would race for its nonces): a submitter posts its jobs in
           // order, each once its `at` has come (a demand shift) and the one before has finished.
-          for (const [jobNumber, job] of jobs.entries()) {
-            await sleep(job.at * 1000 - (performance.now() - started), stopping.signal)
-            if (stopped) break
+          for (const [jobNumber, {job, index}] of jobs.entries()) {
+            const plan: JobPlan = plans?.get(index) ?? {kind: 'submit'}
             const name = `submitter-${submitters.indexOf(account) + 1}${jobs.length > 1 ? `-job-${jobNumber + 1}` : ''}`
+            if (plan.kind === 'finished') {
+              const {finished} = plan
+              results.push({job: finished.jobPath, submitter: finished.submitter, exit: finished.exit, result: finished.result})
+              emit({type: 'phase', message: `${name}: finished in an earlier run (tasks ${finished.taskIds.join(', ') || 'none'})`})
+              continue
+            }
+            if (plan.kind === 'submit') await sleep(job.at * 1000 - (performance.now() - started), stopping.signal)
+            if (stopped) break
             let result: Record<string, unknown> | undefined
             const count = job.count > 1 ? ['--count', String(job.count)] : []
+            const follow = plan.kind === 'follow' ? ['--task-ids', plan.taskIds.join(',')] : []
+            // protocol.samples overrides every job's verification.segments (it changes the spec hash: a follow needs it too).
+            const samples = scenario.protocol.samples === undefined ? [] : ['--segments', String(scenario.protocol.samples)]
             const handle = spawnActor({
               name,
               role: 'submitter',
               account: account.index,
-              args: ['submit', job.path, '--wait', ...count, '--account', String(account.index), ...common()],
+              args: ['submit', job.path, '--wait', ...count, ...samples, ...follow, '--account', String(account.index), ...common()],
               logDir,
               onJson: (value) => {
                 result = value
@@ -235,10 +346,21 @@ export function createDevnet(options: DevnetOptions): Devnet {
               },
             })
             actors.push(handle)
-            emit({type: 'phase', message: `${name}: submitting ${job.count > 1 ? `${job.count} copies of ` : ''}${path.relative(process.cwd(), job.path)}`})
+            void recordProcesses().catch(() => {})
+            const what = `${job.count > 1 ? `${job.count} copies of ` : ''}${path.relative(process.cwd(), job.path)}`
+            emit({type: 'phase', message: plan.kind === 'follow' ? `${name}: following tasks ${plan.taskIds.join(', ')} of ${what}, submitted before the stop` : `${name}: submitting ${what}`})
             const exit = await handle.exited
             emit({type: 'actor-exit', actor: name, role: 'submitter', exit, killed: false})
-            results.push({job: job.path, submitter: name, exit, result})
+            if (!anvilStopped) void recordProcesses().catch(() => {})
+            results.push({job: job.path, submitter: name, exit, result, stoppedByDevnet: stopped})
+            // A submitter the stop cut short is not finished: a resume follows its tasks instead.
+            if (!stopped && statePaths && connection) {
+              const posted = await tasksSubmittedBy(connection, account.address, deployBlock).catch(() => [])
+              const taskIds = posted.map(String).filter((id) => !claimed.has(id))
+              for (const id of taskIds) claimed.add(id)
+              const finished: FinishedJob = {job: index, submitter: name, jobPath: job.path, taskIds, exit, result}
+              await persist({finished: [...(record?.finished ?? []), finished]})
+            }
           }
           return results
         }),
@@ -248,16 +370,40 @@ export function createDevnet(options: DevnetOptions): Devnet {
 
     async report(submissions) {
       if (!connection || !before) throw new BaseError('devnet: report() before start()')
-      return buildReport({connection, accounts, roster, before, deployBlock, submissions, scenario, actors, dropouts, marketSamples: sampler?.samples ?? []})
+      return buildReport({connection, accounts, roster, before, deployBlock, submissions, scenario, actors, dropouts, marketSamples: [...savedSamples(), ...(sampler?.samples ?? [])]})
     },
 
     dropouts,
 
+    get connection() {
+      return connection
+    },
+
+    get paused() {
+      return paused !== undefined
+    },
+
+    async pause() {
+      if (!connection) throw new BaseError('devnet: pause() before start()')
+      if (paused || stopped) return
+      const live = actors.filter((actor) => actor.exit === undefined).map((actor) => actor.pid)
+      paused = await pauseDevnet({publicClient: connection.publicClient, pids: live, blockTimeSeconds: scenario.chain.blockTime})
+    },
+
+    async resume() {
+      const current = paused
+      paused = undefined
+      await current?.resume()
+    },
+
     async stopActors() {
       stopped = true
+      // A frozen actor would only act on its SIGTERM after the grace period's SIGKILL: thaw it first.
+      await this.resume().catch(() => {})
       stopping.abort()
       await Promise.all(actors.map((actor) => actor.stop()))
       await sampler?.stop()
+      await persist()
     },
 
     async stop() {
@@ -267,34 +413,17 @@ export function createDevnet(options: DevnetOptions): Devnet {
       await anvil.stop()
       // The chain is gone with anvil: a stale devnet.json would only send later commands to a dead port.
       // Logs, the blob store and report.json stay for reading.
-      await rm(path.join(stateDir, 'processes.json'), {force: true})
-      await rm(path.join(stateDir, 'devnet.json'), {force: true})
+      await recording.catch(() => {})
+      for (const dir of statePaths ? [stateDir, statePaths.dir] : [stateDir]) {
+        await rm(path.join(dir, 'processes.json'), {force: true})
+        await rm(path.join(dir, 'devnet.json'), {force: true})
+      }
     },
   }
 }
 
-/** Who is running, for `devnet` tooling and the orphan tests. */
-type ProcessesFile = {devnetPid: number; anvilPid?: number | undefined; actors: {name: string; pid: number | undefined}[]}
-
-async function writeProcesses(stateDir: string, value: ProcessesFile): Promise<void> {
-  await mkdir(stateDir, {recursive: true})
-  await writeFile(path.join(stateDir, 'processes.json'), JSON.stringify(value, null, 2))
-}
-
-async function assertNoDevnetRunning(stateDir: string): Promise<void> {
-  let previous: ProcessesFile
-  try {
-    previous = JSON.parse(await readFile(path.join(stateDir, 'processes.json'), 'utf8')) as ProcessesFile
-  } catch {
-    return
-  }
-  if (previous.devnetPid === process.pid) return
-  try {
-    process.kill(previous.devnetPid, 0)
-  } catch {
-    return // a stale file from a devnet that died
-  }
-  throw new BaseError(`a devnet is already running in ${stateDir} (pid ${previous.devnetPid})`, {
-    details: 'Stop it with Ctrl-C, or pass another --state-dir.',
-  })
+/** The accounts derive from the scenario's actor counts: a saved run must name the same ones. */
+function assertSameAccounts(saved: PersistedDevnet, accounts: readonly DevnetAccount[], file: string): void {
+  const same = saved.accounts.length === accounts.length && saved.accounts.every((account, index) => account.address.toLowerCase() === accounts[index]?.address.toLowerCase())
+  if (!same) throw new InvalidInputError(`--state: ${file} was written for other accounts: expected the scenario it was started with (${saved.scenario.source})`)
 }

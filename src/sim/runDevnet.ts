@@ -1,21 +1,23 @@
-import {writeFile} from 'node:fs/promises'
-import path from 'node:path'
-
 import {BaseError} from '../errors/base.js'
 import type {DevnetReport} from './buildReport.js'
-import {createDevnet, type DevnetEvent, type SubmissionOutcome} from './createDevnet.js'
+import {createDevnet, type Devnet, type DevnetEvent, type SubmissionOutcome} from './createDevnet.js'
 import type {ResolvedScenario} from './scenario.js'
+import {writeReportFiles} from './report/writeReportFiles.js'
 
 export type RunDevnetOptions = {
   scenario: ResolvedScenario
   stateDir: string
   backend?: 'wasm' | 'cpu' | 'gpu' | undefined
   port?: number | undefined
+  /** Persist the run in FILE and FILE.d/, resuming one that is there (createDevnet's `state`). */
+  state?: string | undefined
   /** Return once every job has settled (or failed); otherwise keep the devnet up until `signal` aborts. */
   untilSettled: boolean
   timeoutSeconds?: number | undefined
   signal: AbortSignal
   onEvent?: (event: DevnetEvent) => void
+  /** Called once the devnet is up: a live view (the dashboard) reads the chain and pauses the actors through it. */
+  onStarted?: ((devnet: Devnet) => void) | undefined
 }
 
 export type RunDevnetResult = {report: DevnetReport; interrupted: boolean; timedOut: boolean}
@@ -43,12 +45,17 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
   let stopping = false
   const timeoutSeconds = options.timeoutSeconds ?? options.scenario.timeoutSeconds
   const deadline = AbortSignal.timeout(timeoutSeconds * 1000)
-  const stopSignal = AbortSignal.any([options.signal, crashed.signal, deadline])
+  // scenario.durationSeconds: a run of fixed length, reported and judged when it ends (docs/scenarios.md).
+  const {durationSeconds} = options.scenario
+  const durationOver = durationSeconds === undefined ? undefined : AbortSignal.timeout(durationSeconds * 1000)
+  const untilSettled = options.untilSettled || options.scenario.untilSettled
+  const stopSignal = AbortSignal.any([options.signal, crashed.signal, deadline, ...(durationOver ? [durationOver] : [])])
   try {
     await devnet.start()
+    options.onStarted?.(devnet)
     const jobs = devnet.runJobs()
     let submissions: SubmissionOutcome[] = []
-    if (options.untilSettled) {
+    if (untilSettled) {
       const finished = await Promise.race([jobs.then((outcomes) => ({outcomes})), waitForAbort(stopSignal).then(() => undefined)])
       if (finished) submissions = finished.outcomes
     } else {
@@ -66,10 +73,13 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
       if (!options.signal.aborted) throw error
       throw new BaseError('devnet interrupted before its report could be read', {cause: error, exitCode: 130})
     }
-    if (deadline.aborted && options.untilSettled) report.failures.push(`timed out after ${timeoutSeconds} s`)
-    if (deadline.aborted && options.untilSettled) report.ok = false
-    await writeFile(path.join(options.stateDir, 'report.json'), `${JSON.stringify(report, null, 2)}\n`)
-    return {report, interrupted: options.signal.aborted, timedOut: deadline.aborted}
+    if (deadline.aborted && untilSettled && !durationOver?.aborted) {
+      report.failures.push(`timed out after ${timeoutSeconds} s`)
+      report.ok = false
+    }
+    // report.json first, then charts/ and report.md (docs/report.md).
+    await writeReportFiles(options.stateDir, report)
+    return {report, interrupted: options.signal.aborted, timedOut: deadline.aborted && !durationOver?.aborted}
   } finally {
     stopping = true
     await devnet.stop()

@@ -3,10 +3,12 @@ import path from 'node:path'
 import {Flags} from '@oclif/core'
 
 import {type DevnetReport} from '../../sim/buildReport.js'
+import {type DetachedDevnet, detachDevnet} from '../../sim/detachDevnet.js'
 import {runDevnet} from '../../sim/runDevnet.js'
-import {loadScenario, resolveDefaultScenario} from '../../sim/scenario.js'
+import {scenarioForRun} from '../../sim/scenarioForRun.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {createDevnetLog, renderReport} from '../../ui/devnetLog.js'
+import {canShowDashboard, startDashboard} from '../../ui/dashboard/startDashboard.js'
 import {withInterrupt} from '../../ui/withInterrupt.js'
 
 export default class DevnetUp extends BaseCommand {
@@ -19,37 +21,59 @@ export default class DevnetUp extends BaseCommand {
     {description: 'Keep a devnet up for manual play (Ctrl-C stops it and every actor)', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'A colluding solver and verifier caught by a whistleblower through the pinpoint dispute', command: '<%= config.bin %> <%= command.id %> --scenario fixtures/scenarios/colluding.yaml --until-settled'},
     {description: 'Cheap solvers leave, the price climbs until reserve solvers join; the report charts the price', command: '<%= config.bin %> <%= command.id %> --scenario fixtures/scenarios/supply-shock.yaml --until-settled'},
+    {description: 'In the background, persisted: stop it with `devnet down`, resume its open tasks later', command: '<%= config.bin %> <%= command.id %> --detach --state run.state'},
+    {description: 'Resume a stopped devnet from its state file and run it until its jobs settle', command: '<%= config.bin %> <%= command.id %> --state run.state --until-settled'},
   ]
   static override flags = {
     scenario: Flags.string({description: 'Scenario YAML (actors, jobs, chain parameters, expectations). Default: the embedded one.'}),
-    'until-settled': Flags.boolean({description: 'Exit once every job has settled; exit code 0 only if every expectation held.'}),
+    'until-settled': Flags.boolean({description: "Exit once every job has settled; exit code 0 only if every expectation held (the scenario's untilSettled does the same; its durationSeconds ends a run after that long)."}),
     'state-dir': Flags.string({description: 'Folder for devnet.json, the blob store and logs.', default: '.gensyn', env: 'GENSYN_STATE_DIR'}),
     backend: Flags.string({description: "Backend for every actor (overrides the scenario's).", options: ['wasm', 'cpu', 'gpu']}),
     port: Flags.integer({description: 'Port for anvil (default: a free one).', min: 1, max: 65_535}),
     timeout: Flags.integer({description: "Give up after this many seconds (default: the scenario's timeoutSeconds).", min: 1}),
+    detach: Flags.boolean({description: 'Run the devnet in the background (output in <state-dir>/logs/devnet.log): return once its actors are spawned. `gensyn devnet status` shows it, `gensyn devnet down` stops it.'}),
+    state: Flags.string({
+      description: 'Persist the run: the chain in FILE (anvil state dump, every 2 s and at stop), the blob store, solver state and the jobs in FILE.d/. An existing FILE resumes: no redeploy, same scenario, open tasks continue (docs/lifecycle.md).',
+      helpValue: 'FILE',
+    }),
   }
 
-  async run(): Promise<DevnetReport | undefined> {
+  async run(): Promise<DetachedDevnet | DevnetReport | undefined> {
     const {flags} = await this.parse(DevnetUp)
-    const scenario = flags.scenario ? await loadScenario(flags.scenario) : resolveDefaultScenario()
+    // Bad input (a scenario, a damaged --state) fails here, in the foreground, before anything is started.
+    const {scenario, saved} = await scenarioForRun({scenario: flags.scenario, state: flags.state})
+    if (flags.detach) {
+      const args = this.argv.filter((arg) => arg !== '--detach' && arg !== '--json')
+      const detached = await detachDevnet({args, stateDir: flags['state-dir']})
+      this.log(`devnet running in the background: pid ${detached.pid}, rpc ${detached.rpcUrl}, ${detached.actors} actors, state dir ${detached.stateDir}${detached.stateFile ? `, state ${detached.stateFile}` : ''}`)
+      this.log(`log: ${detached.log}; \`gensyn devnet status\` to look, \`gensyn devnet down\` to stop${flags['state-dir'] === '.gensyn' ? '' : ` (with --state-dir ${flags['state-dir']})`}`)
+      return detached
+    }
     const narrate = createDevnetLog((line) => this.log(line))
+    // On a terminal the live dashboard replaces the line log (docs/dashboard.md); q there stops the run like Ctrl-C.
+    const dashboard = canShowDashboard({json: Boolean(flags.json)}) ? startDashboard({scenario: scenario.name, stateDir: path.resolve(flags['state-dir'])}) : undefined
     const {report, interrupted} = await withInterrupt((signal) =>
       runDevnet({
         scenario,
         stateDir: flags['state-dir'],
-        backend: flags.backend as 'wasm' | 'cpu' | 'gpu' | undefined,
+        backend: (flags.backend as 'wasm' | 'cpu' | 'gpu' | undefined) ?? saved?.backend,
         port: flags.port,
+        state: flags.state,
         untilSettled: flags['until-settled'],
         timeoutSeconds: flags.timeout,
-        signal,
-        onEvent: flags.json ? undefined : narrate,
+        signal: dashboard ? AbortSignal.any([signal, dashboard.quit]) : signal,
+        onEvent: flags.json ? undefined : (dashboard?.onEvent ?? narrate),
+        onStarted: dashboard?.onStarted,
       }),
-    )
+    ).finally(() => dashboard?.stop())
     this.log(renderReport(report))
-    this.log(`report: ${path.join(flags['state-dir'], 'report.json')}, logs: ${path.join(flags['state-dir'], 'logs')}`)
-    const failed = flags['until-settled'] && !report.ok
+    this.log(`report: ${path.join(flags['state-dir'], 'report.md')} (charts in ${path.join(flags['state-dir'], 'charts')}, data in report.json), logs: ${path.join(flags['state-dir'], 'logs')}`)
+    if (flags.state) this.log(`state: ${flags.state} (resume with \`gensyn devnet up --state ${flags.state}\`)`)
+    // A run with an end (settled, or the scenario's duration) is judged by its expectations; an open-ended one is not.
+    const judged = flags['until-settled'] || scenario.untilSettled || scenario.durationSeconds !== undefined
+    const failed = judged && !report.ok
     if (flags.json) this.logJson(report)
-    if (interrupted && flags['until-settled']) this.exit(130)
+    if (interrupted && judged) this.exit(130)
     if (failed) this.exit(1)
     return undefined
   }
