@@ -13,7 +13,7 @@ import {readTaskLedgers, type TaskLedger} from './taskLedger.js'
 import type {RosterEntry} from './actorRoster.js'
 import type {DevnetAccount} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
-import type {ActorHandle} from './spawnActor.js'
+import {type ActorHandle, exitReason} from './spawnActor.js'
 import {describeExpectations} from './report/describeExpectations.js'
 import {readRunHistory} from './report/readRunHistory.js'
 import type {RunHistory} from './report/types.js'
@@ -278,7 +278,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     else if (allowed && !allowed.includes(dispute.outcome as (typeof allowed)[number])) failures.push(`dispute ${dispute.id} ended ${dispute.outcome}, expected one of ${allowed.join(', ')}`)
   }
   for (const submission of options.submissions) {
-    if (submission.exit.exitCode !== 0 && !submission.stoppedByDevnet) failures.push(`${submission.submitter} exited with ${submission.exit.exitCode ?? submission.exit.signal}: ${lastLine(submission.exit.stderrTail)}`)
+    if (submission.exit.exitCode !== 0 && !submission.stoppedByDevnet) failures.push(`${submission.submitter} exited with ${submission.exit.exitCode ?? submission.exit.signal}: ${exitReason(submission.exit)}`)
   }
   if (!conservation.ok) failures.push('money is not conserved')
 
@@ -598,8 +598,4 @@ function submittedTasks(result: Record<string, unknown> | undefined): SubmittedT
       ? [{taskId: task.taskId, index: Number(task.index ?? 0), tasks: Number(task.tasks ?? 1), ...(typeof task.testAccuracy === 'number' ? {testAccuracy: task.testAccuracy} : {})}]
       : [],
   )
-}
-
-function lastLine(text: string): string {
-  return text.trim().split('\n').at(-1) ?? ''
 }

@@ -10,7 +10,7 @@ import {connect, type Connection} from '../protocol/connect.js'
 import {type BalanceSnapshot, takeBalanceSnapshot} from './balances.js'
 import {buildReport, type DevnetReport} from './buildReport.js'
 import {actorRoster, type RosterEntry} from './actorRoster.js'
-import {type DevnetAccount, devnetAccounts} from './devnetAccounts.js'
+import {type DevnetAccount, scenarioAccounts} from './devnetAccounts.js'
 import {assertNoDevnetRunning, writeDevnetProcesses} from './devnetProcesses.js'
 import {devnetStatePaths, type FinishedJob, type PersistedDevnet, readDevnetState, writeDevnetState} from './devnetState.js'
 import {deployParamsOf} from './deployParamsOf.js'
@@ -97,12 +97,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
   const actorStateDir = statePaths?.dir ?? stateDir
   const storeDir = statePaths?.store ?? path.join(stateDir, 'store')
   const backend = options.backend ?? scenario.backend
-  const accounts = devnetAccounts({
-    submitters: scenario.actors.submitters,
-    solvers: scenario.actors.solvers.length,
-    verifiers: scenario.actors.verifiers.length,
-    whistleblowers: scenario.actors.whistleblowers.length,
-  })
+  const accounts = scenarioAccounts(scenario.actors)
   const roster = actorRoster(scenario, accounts)
   // The devnet handles Ctrl-C itself: actors stop first, the report reads the chain, and only then anvil stops.
   const anvil = createAnvil({

@@ -25,3 +25,8 @@ export function devnetAccounts(actors: DevnetRoleCounts): DevnetAccount[] {
     return {index, address: account.address, privateKey: toHex(privateKey), role}
   })
 }
+
+/** The accounts of a scenario's actors: one per submitter, solver, verifier and whistleblower it lists. */
+export function scenarioAccounts(actors: {submitters: number; solvers: readonly unknown[]; verifiers: readonly unknown[]; whistleblowers: readonly unknown[]}): DevnetAccount[] {
+  return devnetAccounts({submitters: actors.submitters, solvers: actors.solvers.length, verifiers: actors.verifiers.length, whistleblowers: actors.whistleblowers.length})
+}

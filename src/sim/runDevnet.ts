@@ -2,6 +2,7 @@ import {BaseError} from '../errors/base.js'
 import type {DevnetReport} from './buildReport.js'
 import {createDevnet, type Devnet, type DevnetEvent, type SubmissionOutcome} from './createDevnet.js'
 import type {ResolvedScenario} from './scenario.js'
+import {exitReason} from './spawnActor.js'
 import {writeReportFiles} from './report/writeReportFiles.js'
 
 export type RunDevnetOptions = {
@@ -37,7 +38,7 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
       // A dropout solver's SIGKILL is the scenario's own doing, not a crash.
       const isRoleLoop = event.type === 'actor-exit' && event.role !== 'submitter' && !event.killed
       if (isRoleLoop && !stopping && event.exit.exitCode !== 0) {
-        crash = `${event.actor} exited with ${event.exit.exitCode ?? event.exit.signal}: ${event.exit.stderrTail.trim().split('\n').at(-1) ?? ''}`
+        crash = `${event.actor} exited with ${event.exit.exitCode ?? event.exit.signal}: ${exitReason(event.exit)}`
         crashed.abort()
       }
     },

@@ -8,7 +8,18 @@ import {packageRoot} from './scenario.js'
 
 export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
 
-export type ActorExit = {exitCode: number | undefined; signal: string | undefined; stderrTail: string}
+export type ActorExit = {
+  exitCode: number | undefined
+  signal: string | undefined
+  stderrTail: string
+  /** The message of the last `{error}` line it printed (with --json a command reports its failure on stdout). */
+  error?: string | undefined
+}
+
+/** Why an actor ended, in one line: its reported error, else the last line it wrote to stderr. */
+export function exitReason(exit: ActorExit): string {
+  return exit.error ?? exit.stderrTail.trim().split('\n').at(-1) ?? ''
+}
 
 export type ActorHandle = {
   name: string
@@ -55,12 +66,16 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
     buffer: false,
   })
   let stderrTail = ''
+  let error: string | undefined
   const lines = createInterface({input: child.stdout!})
   lines.on('line', (line) => {
     log.write(`${line}\n`)
     if (!line.startsWith('{')) return
     try {
-      options.onJson?.(JSON.parse(line) as Record<string, unknown>)
+      const value = JSON.parse(line) as Record<string, unknown>
+      const reported = (value.error as {message?: unknown} | undefined)?.message
+      if (typeof reported === 'string') error = reported
+      options.onJson?.(value)
     } catch {
       // Pretty-printed JSON spans lines; the caller reads the final object from the log instead.
     }
@@ -73,7 +88,7 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
   let killed = false
   const exited: Promise<ActorExit> = child.then((result) => {
     log.end()
-    exit = {exitCode: result.exitCode, signal: result.signal, stderrTail}
+    exit = {exitCode: result.exitCode, signal: result.signal, stderrTail, error}
     return exit
   })
   return {

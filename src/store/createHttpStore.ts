@@ -2,7 +2,8 @@ import type {Hex} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
 import {canonicalJsonBytes} from './canonicalJson.js'
-import {BlobIntegrityError, BlobJsonError, BlobNotFoundError, BlobStoreHttpError, BlobStoreUnreachableError, InvalidHashError} from './errors.js'
+import {BlobIntegrityError, BlobNotFoundError, BlobStoreHttpError, BlobStoreUnreachableError, InvalidHashError} from './errors.js'
+import {parseJsonBlob} from './parseJsonBlob.js'
 import {isHash, sha256Hex} from './sha256.js'
 import type {BlobStore} from './types.js'
 
@@ -101,14 +102,7 @@ export function createHttpStore(url: string, options: HttpStoreOptions = {}): Bl
       throw new BlobStoreHttpError(`HEAD blob ${hash} on ${shown}`, response.status, '')
     },
     putJson: (value) => put(canonicalJsonBytes(value)),
-    async getJson<T>(hash: Hex): Promise<T> {
-      const bytes = await get(hash)
-      try {
-        return JSON.parse(new TextDecoder('utf-8', {fatal: true}).decode(bytes)) as T
-      } catch (error) {
-        throw new BlobJsonError(`blob ${hash}: expected JSON, got unparseable bytes`, {cause: error})
-      }
-    },
+    getJson: async <T>(hash: Hex): Promise<T> => parseJsonBlob<T>(hash, await get(hash)),
   }
 }
 

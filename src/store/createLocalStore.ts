@@ -3,7 +3,8 @@ import {mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import type {Hex} from 'viem'
 import {canonicalJsonBytes} from './canonicalJson.js'
-import {BlobIntegrityError, BlobJsonError, BlobNotFoundError, InvalidHashError} from './errors.js'
+import {BlobIntegrityError, BlobNotFoundError, InvalidHashError} from './errors.js'
+import {parseJsonBlob} from './parseJsonBlob.js'
 import {isHash, sha256Hex} from './sha256.js'
 import type {BlobStore} from './types.js'
 
@@ -91,13 +92,6 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
     get,
     has: async (hash) => exists(pathOf(checked(hash))),
     putJson: (value) => put(canonicalJsonBytes(value)),
-    async getJson<T>(hash: Hex): Promise<T> {
-      const bytes = await get(hash)
-      try {
-        return JSON.parse(new TextDecoder('utf-8', {fatal: true}).decode(bytes)) as T
-      } catch (error) {
-        throw new BlobJsonError(`blob ${hash}: expected JSON, got unparseable bytes`, {cause: error})
-      }
-    },
+    getJson: async <T>(hash: Hex): Promise<T> => parseJsonBlob<T>(hash, await get(hash)),
   }
 }

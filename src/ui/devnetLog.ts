@@ -2,6 +2,7 @@ import {formatEther, formatUnits} from 'viem'
 
 import type {DevnetReport} from '../sim/buildReport.js'
 import type {DevnetEvent} from '../sim/createDevnet.js'
+import {disputeColumns, disputeRow} from '../sim/report/disputeRow.js'
 import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import type {SettleOutcome} from '../protocol/marketActions.js'
 import {renderPriceChart} from './priceChart.js'
@@ -158,20 +159,8 @@ export function renderReport(report: DevnetReport): string {
     report.disputes.length === 0
       ? 'no disputes'
       : renderTable(
-          ['DISPUTE', 'TASK', 'KIND', 'PROVER', 'CHALLENGER', 'OUTCOME', 'BY', 'ROUNDS', 'PINPOINT', 'GAS', 'SECONDS'],
-          report.disputes.map((dispute) => [
-            dispute.id,
-            dispute.taskId,
-            dispute.kind,
-            dispute.prover,
-            dispute.challenger,
-            dispute.outcome,
-            dispute.reason,
-            String(dispute.rounds),
-            dispute.element === 0 ? `step ${dispute.step}` : `step ${dispute.step}, element ${dispute.element}${dispute.kernel ? ` (${dispute.kernel})` : ''}${dispute.question === 'None' ? '' : `, ${dispute.question}`}`,
-            dispute.gasUsed,
-            String(dispute.seconds),
-          ]),
+          disputeColumns.map((column) => column.toUpperCase()),
+          report.disputes.map(disputeRow),
         )
   const slashes = report.slashes.map(
     (slash) =>

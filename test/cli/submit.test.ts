@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
 
 import {runCommand} from '@oclif/test'
 
@@ -46,6 +49,23 @@ describe('gensyn submit: input validation', function () {
     assert.equal(result.dryRun, true)
     assert.match(result.specHash, /^0x[0-9a-f]{64}$/)
     assert.ok(BigInt(result.escrow) > 0n)
+  })
+
+  it('--segments overrides the spec\'s verification.segments (a scenario\'s protocol.samples): the spec submitted is the one with that sample count', async () => {
+    const specHashOf = async (args: string[]) => {
+      const {stdout, error} = await runCommand(['submit', ...args, '--dry-run', '--json'], {root: repoRoot})
+      assert.equal(error, undefined)
+      return (JSON.parse(stdout) as {specHash: string}).specHash
+    }
+    const dir = await mkdtemp(path.join(tmpdir(), 'gensyn-segments-'))
+    const edited = path.join(dir, 'job.yaml')
+    const original = await readFile('fixtures/jobs/smoke-mlp.yaml', 'utf8')
+    assert.match(original, /verification: \{segments: 2\}/)
+    await writeFile(edited, original.replace('verification: {segments: 2}', 'verification: {segments: 3}'))
+    const overridden = await specHashOf(['fixtures/jobs/smoke-mlp.yaml', '--segments', '3'])
+    assert.notEqual(overridden, await specHashOf(['fixtures/jobs/smoke-mlp.yaml']))
+    assert.equal(overridden, await specHashOf([edited]))
+    await rm(dir, {recursive: true, force: true})
   })
 
   it('--dry-run of a split job: one task per range, each with its escrow at the default work table; --count copies them', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {existsSync, readFileSync} from 'node:fs'
-import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -22,7 +22,7 @@ type Report = {
     gasUsed: Record<string, string>
     seconds: Record<string, number>
   }[]
-  accounts: {role: string; address: string; strategy?: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}[]
+  accounts: {role: string; name: string; address: string; strategy?: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}[]
   conservation: {ok: boolean; totalBefore: string; totalAfter: string; gasFees: string}
   failures: string[]
 }
@@ -88,6 +88,12 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     assert.ok(solverGain, 'no solver ended richer: the reward was not paid')
     const saved = JSON.parse(await readFile(path.join(stateDir, 'report.json'), 'utf8')) as Report
     assert.deepEqual(saved, report)
+    // report.md embeds the charts written beside it (docs/report.md).
+    const markdown = await readFile(path.join(stateDir, 'report.md'), 'utf8')
+    for (const chart of ['balances', 'timeline', 'detection', 'gas', 'price']) {
+      assert.ok(markdown.includes(`](charts/${chart}.svg)`), `report.md does not embed ${chart}.svg`)
+      assert.match(await readFile(path.join(stateDir, 'charts', `${chart}.svg`), 'utf8'), /^<svg /)
+    }
     assert.equal(existsSync(path.join(stateDir, 'devnet.json')), false, 'a stale devnet.json outlived its chain')
     assertNoOrphans(stateDir)
   })
@@ -102,23 +108,33 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     assertNoOrphans(stateDir)
   })
 
-  it('catches a cheating solver: slashed, the task reopened, retrained honestly and settled, money conserved', async () => {
-    const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/cheater.yaml', '--until-settled', '--json', '--state-dir', stateDir])
+  it('catches three kinds of cheating solver: each slashed, every task reopened, retrained honestly and settled, money conserved', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/cheaters.yaml', '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
     const report = lastJsonLine(String(run.stdout))
     assert.equal(report.ok, true, report.failures.join('; '))
-    const [task] = report.tasks
-    const cheater = report.accounts.find((account) => account.strategy === 'skip-steps')
-    const honest = report.accounts.find((account) => account.strategy === 'honest')
-    assert.ok(cheater && honest)
-    assert.equal(task!.attempts, 2)
-    assert.deepEqual(task!.rejections.map((rejection) => rejection.solver.toLowerCase()), [cheater.address.toLowerCase()])
-    assert.ok(BigInt(task!.rejections[0]!.slashed) > 0n)
-    assert.equal(task!.solver.toLowerCase(), honest.address.toLowerCase())
-    assert.equal(task!.verdict, 'accepted')
+    const honest = report.accounts.find((account) => account.role === 'solver' && account.strategy === 'honest')
+    const cheaters = report.accounts.filter((account) => account.role === 'solver' && account.strategy !== 'honest')
+    assert.ok(honest)
+    assert.deepEqual(cheaters.map((cheater) => cheater.strategy).sort(), ['random-weights', 'skip-steps', 'wrong-data'])
+    const cheaterAddresses = new Set(cheaters.map((cheater) => cheater.address.toLowerCase()))
+    assert.equal(report.tasks.length, 3)
+    for (const task of report.tasks) {
+      assert.equal(task.verdict, 'accepted')
+      assert.ok(task.rejections.length >= 1, `task ${task.id}: no cheater took it`)
+      for (const rejection of task.rejections) assert.ok(cheaterAddresses.has(rejection.solver.toLowerCase()), `task ${task.id}: an honest proof was rejected`)
+      assert.equal(task.attempts, task.rejections.length + 1)
+      assert.equal(task.solver.toLowerCase(), honest.address.toLowerCase())
+    }
     const net = (account: {balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}) =>
       BigInt(account.balanceAfter) + BigInt(account.stakeAfter) - BigInt(account.balanceBefore) - BigInt(account.stakeBefore)
-    assert.ok(net(cheater) <= -BigInt(task!.rejections[0]!.slashed), 'the cheater kept its stake')
+    for (const cheater of cheaters) {
+      const slashed = report.tasks.flatMap((task) => task.rejections).filter((rejection) => rejection.solver.toLowerCase() === cheater.address.toLowerCase())
+      assert.ok(slashed.length >= 1, `${cheater.name} was never caught`)
+      const lost = slashed.reduce((sum, rejection) => sum + BigInt(rejection.slashed), 0n)
+      assert.ok(lost > 0n && net(cheater) <= -lost, `${cheater.name} kept its stake`)
+    }
+    assert.ok(net(honest) > 0n, 'the honest solver was not paid')
     assert.equal(report.conservation.ok, true)
     assertNoOrphans(stateDir)
   })
@@ -162,6 +178,15 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       const prediction = model.predict(tf.zeros([1, 784])) as tf.Tensor
       assert.deepEqual(prediction.shape, [1, 10])
 
+      // `devnet report` reads a running devnet's chain: the settled task's phases and the actors by name.
+      const reportDir = path.join(stateDir, 'live-report')
+      const live = await runGensyn(['devnet', 'report', '--out', reportDir, '--json', '--state-dir', stateDir])
+      assert.equal(live.exitCode, 0, String(live.stderr))
+      assert.equal((JSON.parse(String(live.stdout)) as {source: string}).source, 'chain')
+      const liveReport = JSON.parse(await readFile(path.join(reportDir, 'report.json'), 'utf8')) as {history: {timeline: {segments: {taskId: string; phase: string}[]}; detection: {label: string; actors: string[]}[]}}
+      assert.deepEqual([...new Set(liveReport.history.timeline.segments.filter((segment) => segment.taskId === '1').map((segment) => segment.phase))], ['submitted', 'claimed', 'committed', 'verifying', 'challenge window'])
+      assert.deepEqual(liveReport.history.detection.find((row) => row.label === 'solver: honest')?.actors, ['solver-1', 'solver-2'])
+
       assert.deepEqual(pids.filter((pid) => !isAlive(pid)), [], 'a process died while the devnet was up')
       devnet.kill('SIGINT')
       const exit = await devnet
@@ -187,6 +212,23 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     } finally {
       devnet.kill('SIGKILL')
     }
+  })
+
+  it('a scenario with durationSeconds stops by itself, reports, and is judged: an unsettled task fails allSettled', async () => {
+    const scenario = path.join(stateDir, 'short.yaml')
+    const smoke = await readFile(path.join(repoRoot, 'fixtures/scenarios/smoke.yaml'), 'utf8')
+    // Five seconds: the actors have barely started, so the smoke job cannot have settled.
+    await writeFile(scenario, `${smoke.replace('../jobs/smoke-mlp.yaml', path.join(repoRoot, 'fixtures/jobs/smoke-mlp.yaml'))}durationSeconds: 5\n`)
+    const run = await runGensyn(['devnet', 'up', '--scenario', scenario, '--json', '--state-dir', stateDir])
+    assert.equal(run.exitCode, 1, String(run.stderr))
+    const report = lastJsonLine(String(run.stdout))
+    assert.equal(report.ok, false)
+    assert.ok(report.failures.some((failure) => /expected Settled|expected at least 1 tasks/.test(failure)), report.failures.join('; '))
+    // Stopping the submitter at the end of the duration is the devnet's doing, not a submitter failure.
+    assert.ok(!report.failures.some((failure) => /submitter-1 exited/.test(failure)), report.failures.join('; '))
+    assert.equal(report.conservation.ok, true)
+    assert.ok(existsSync(path.join(stateDir, 'report.md')))
+    assertNoOrphans(stateDir)
   })
 
   it('fails cleanly when a job is invalid: non-zero exit, one-line reason, nothing left running', async () => {

@@ -31,7 +31,7 @@ function assertEveryTaskSettledAndRefundedExactly(report: DevnetReport): void {
  * dropout solver (split, stacking, timeout, penalty, refunds) and a supply shock (price, joins and leaves,
  * chart, refunds).
  */
-describe('devnet market: split jobs, dropouts and a supply shock (real devnet)', function () {
+describe('devnet market: split jobs, dropouts, a supply shock and an honest market (real devnet)', function () {
   this.timeout(400_000)
   let stateDir: string
 
@@ -119,5 +119,18 @@ describe('devnet market: split jobs, dropouts and a supply shock (real devnet)',
     assert.ok(market.series.some((point) => point.source === 'event'))
     assert.ok(market.series.some((point) => point.source === 'sample'))
     assert.doesNotMatch(stdout, /\r|\u001b\[/, 'carriage returns or escape codes in a piped log')
+  })
+
+  it('an honest market: five jobs from two submitters arrive over time, solvers with different asks serve them, nobody is slashed', async () => {
+    const {report} = await runScenario('honest-market')
+    assert.equal(report.tasks.length, 5)
+    assertEveryTaskSettledAndRefundedExactly(report)
+    assert.deepEqual(report.slashes, [])
+    const submitters = new Set(report.tasks.map((task) => task.submitter.toLowerCase()))
+    assert.equal(submitters.size, 2, 'both submitters posted jobs')
+    const solvers = new Set(report.tasks.map((task) => task.solver.toLowerCase()))
+    assert.ok(solvers.size >= 2, 'one solver served the whole market')
+    // The jobs at 10 s and 20 s are claimed at a price the solvers' asks allow, never above the jobs' maxPrice.
+    for (const task of report.tasks) assert.ok(BigInt(task.ledger.price) <= 20_000_000_000_000n && BigInt(task.ledger.price) >= 2_000_000_000_000n, `task ${task.id} price ${task.ledger.price}`)
   })
 })

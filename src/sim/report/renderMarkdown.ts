@@ -3,6 +3,7 @@ import {formatEther, formatUnits} from 'viem'
 import type {DevnetReport} from '../buildReport.js'
 import {reportCharts} from './charts/index.js'
 import {formatGas} from './charts/gasChart.js'
+import {disputeColumns, disputeRow} from './disputeRow.js'
 
 /** report.md: the summary, the expectations, every chart (as charts/x.svg beside it) and the tables behind them. */
 export function renderMarkdown(report: DevnetReport, options: {chartsDir?: string} = {}): string {
@@ -156,22 +157,7 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
           '',
           '## Disputes',
           '',
-          table(
-            ['dispute', 'task', 'kind', 'prover', 'challenger', 'outcome', 'by', 'rounds', 'pinpoint', 'gas', 'seconds'],
-            report.disputes.map((dispute) => [
-              dispute.id,
-              dispute.taskId,
-              dispute.kind,
-              dispute.prover,
-              dispute.challenger,
-              dispute.outcome,
-              dispute.reason,
-              String(dispute.rounds),
-              dispute.element === 0 ? `step ${dispute.step}` : `step ${dispute.step}, element ${dispute.element}${dispute.kernel ? ` (${dispute.kernel})` : ''}`,
-              dispute.gasUsed,
-              String(dispute.seconds),
-            ]),
-          ),
+          table([...disputeColumns], report.disputes.map(disputeRow)),
         ]),
     ...(report.slashes.length === 0
       ? []

@@ -9,7 +9,7 @@ import {parseEther} from 'viem'
 
 import {actorRoster} from '../../sim/actorRoster.js'
 import type {DevnetEvent} from '../../sim/createDevnet.js'
-import {devnetAccounts} from '../../sim/devnetAccounts.js'
+import {scenarioAccounts} from '../../sim/devnetAccounts.js'
 import {loadScenario, packageRoot, type ResolvedScenario} from '../../sim/scenario.js'
 import {Dashboard, type DashboardStore, LiveDashboard} from './Dashboard.js'
 import {applyChainView, applyDevnetEvent, attachRoster, type ChainView, createDashboardState, type DashboardState} from './dashboardState.js'
@@ -19,12 +19,7 @@ const rpcUrl = 'http://127.0.0.1:40901'
 
 /** A devnet's dashboard state, built the way the live one is: the real roster of a shipped scenario, then events. */
 function stateFor(scenario: ResolvedScenario): {state: DashboardState; names: Map<string, `0x${string}`>} {
-  const accounts = devnetAccounts({
-    submitters: scenario.actors.submitters,
-    solvers: scenario.actors.solvers.length,
-    verifiers: scenario.actors.verifiers.length,
-    whistleblowers: scenario.actors.whistleblowers.length,
-  })
+  const accounts = scenarioAccounts(scenario.actors)
   const roster = actorRoster(scenario, accounts)
   const state = createDashboardState({scenario: scenario.name, stateDir: '/tmp/gensyn-devnet-x'})
   for (const message of ['starting anvil', `anvil on ${rpcUrl}; deploying contracts`, 'spawned the actors (backend wasm)']) applyDevnetEvent(state, {type: 'phase', message})
