@@ -63,7 +63,8 @@ describe('gensyn devnet up: the live dashboard under tmux (real devnet, 80x24)',
   it('draws within 80x24, p pauses (actors stopped, no blocks) and resumes, q stops everything and exits', async () => {
     const stateDir = path.join(workDir, 'state')
     const exitFile = path.join(workDir, 'exit-code')
-    const command = `cd ${repoRoot} && ${process.execPath} ${gensynBin} devnet up --scenario fixtures/scenarios/smoke.yaml --state-dir ${stateDir}; echo $? > ${exitFile}`
+    // A CI job's environment reaches the tmux server; the dashboard (and ink) stand down under CI, so unset it.
+    const command = `cd ${repoRoot} && env -u CI -u CONTINUOUS_INTEGRATION ${process.execPath} ${gensynBin} devnet up --scenario fixtures/scenarios/smoke.yaml --state-dir ${stateDir}; echo $? > ${exitFile}`
     const started = await tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', command)
     assert.equal(started.exitCode, 0, started.stderr)
 

@@ -241,9 +241,15 @@ describe('the devnet dashboard (ink)', () => {
 
   it('is only drawn on a terminal with a keyboard and without --json', () => {
     const tty = {isTTY: true}
-    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: tty}), process.env.TERM !== 'dumb')
-    assert.equal(canShowDashboard({json: true, stdout: tty, stdin: tty}), false)
-    assert.equal(canShowDashboard({json: false, stdout: {isTTY: false}, stdin: tty}), false)
-    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: {}}), false)
+    const env = {TERM: 'xterm-256color'}
+    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: tty, env}), true)
+    assert.equal(canShowDashboard({json: true, stdout: tty, stdin: tty, env}), false)
+    assert.equal(canShowDashboard({json: false, stdout: {isTTY: false}, stdin: tty, env}), false)
+    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: {}, env}), false)
+    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: tty, env: {TERM: 'dumb'}}), false)
+    // CI: ink would draw nothing until exit, so the plain log it is, terminal or not.
+    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: tty, env: {...env, CI: 'true'}}), false)
+    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: tty, env: {...env, CONTINUOUS_INTEGRATION: '1'}}), false)
+    assert.equal(canShowDashboard({json: false, stdout: tty, stdin: tty, env: {...env, CI: 'false'}}), true)
   })
 })
