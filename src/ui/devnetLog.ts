@@ -2,7 +2,7 @@ import {formatEther, formatUnits} from 'viem'
 
 import type {DevnetReport} from '../sim/buildReport.js'
 import type {DevnetEvent} from '../sim/createDevnet.js'
-import {disputeColumns, disputeRow} from '../sim/report/disputeRow.js'
+import {disputeColumns, disputeRow, ledgerColumns, ledgerRow} from '../sim/report/tableRows.js'
 import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import type {SettleOutcome} from '../protocol/marketActions.js'
 import {renderPriceChart} from './priceChart.js'
@@ -123,19 +123,8 @@ export function renderReport(report: DevnetReport): string {
     ]),
   )
   const ledger = renderTable(
-    ['TASK', 'WORK UNITS', 'PRICE (gwei/WU)', 'ESCROW (ETH)', 'SOLVER', 'VERIFIER', 'TAX', 'FROM ESCROW', 'REFUNDED', 'REFUND = ESCROW - PAID'],
-    report.tasks.map((task) => [
-      task.id,
-      task.workUnits,
-      task.ledger.price === '0' ? '-' : formatUnits(BigInt(task.ledger.price), 9),
-      formatEther(BigInt(task.escrow)),
-      formatEther(BigInt(task.ledger.solverPaid)),
-      formatEther(BigInt(task.ledger.verifierPaid)),
-      formatEther(BigInt(task.ledger.tax)),
-      formatEther(BigInt(task.ledger.fromEscrow)),
-      formatEther(BigInt(task.ledger.refunded)),
-      ['Settled', 'Expired'].includes(task.status) ? (task.ledger.balanced ? 'yes, to the wei' : 'NO') : 'open',
-    ]),
+    ledgerColumns.map((column) => column.toUpperCase().replace('GWEI/WU', 'gwei/WU')),
+    report.tasks.map((task) => ledgerRow(task)),
   )
   const accounts = renderTable(
     ['#', 'ACTOR', 'PLAYS', 'FEES (ETH)', 'SLASHED', 'TIMEOUTS', 'FROM SLASHES', 'JACKPOT', 'NET Δ (ETH, after gas)'],

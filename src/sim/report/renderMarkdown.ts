@@ -3,7 +3,7 @@ import {formatEther, formatUnits} from 'viem'
 import type {DevnetReport} from '../buildReport.js'
 import {reportCharts} from './charts/index.js'
 import {formatGas} from './charts/gasChart.js'
-import {disputeColumns, disputeRow} from './disputeRow.js'
+import {disputeColumns, disputeRow, ledgerColumns, ledgerRow} from './tableRows.js'
 
 /** report.md: the summary, the expectations, every chart (as charts/x.svg beside it) and the tables behind them. */
 export function renderMarkdown(report: DevnetReport, options: {chartsDir?: string} = {}): string {
@@ -136,21 +136,7 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
     '',
     '## Money per task',
     '',
-    table(
-      ['task', 'work units', 'price (gwei/WU)', 'escrow', 'solver', 'verifier', 'tax', 'from escrow', 'refunded', 'balanced'],
-      report.tasks.map((task) => [
-        task.id,
-        task.workUnits,
-        task.ledger.price === '0' ? '-' : gwei(task.ledger.price),
-        formatEther(BigInt(task.escrow)),
-        formatEther(BigInt(task.ledger.solverPaid)),
-        formatEther(BigInt(task.ledger.verifierPaid)),
-        formatEther(BigInt(task.ledger.tax)),
-        formatEther(BigInt(task.ledger.fromEscrow)),
-        formatEther(BigInt(task.ledger.refunded)),
-        ['Settled', 'Expired'].includes(task.status) ? (task.ledger.balanced ? 'yes, to the wei' : '**NO**') : 'open',
-      ]),
-    ),
+    table([...ledgerColumns], report.tasks.map((task) => ledgerRow(task, '**NO**'))),
     ...(report.disputes.length === 0
       ? []
       : [
