@@ -206,8 +206,10 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       assert.equal(pids.length, 5)
       devnet.kill('SIGKILL')
       await devnet
-      // Actors notice their parent is gone within a second or two; anvil's watchdog reacts at once.
+      // Actors notice their parent is gone within a second or two; anvil's watchdog reacts at once. The submitter
+      // (listed apart from the actors, and perhaps spawned after the read above) watches the devnet's pid too.
       await waitFor(() => (pids.some(isAlive) ? undefined : true), 15_000, 'anvil and the actors to exit')
+      await waitFor(() => (processesMatching(stateDir).length === 0 ? true : undefined), 15_000, 'every process of the devnet to exit')
       assertNoOrphans(stateDir)
     } finally {
       devnet.kill('SIGKILL')
