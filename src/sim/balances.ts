@@ -4,6 +4,7 @@ import {roleRegistryAbi, taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from '../protocol/connect.js'
 import {getStake} from '../protocol/ensureRegistered.js'
 import type {DevnetAccount} from './devnetAccounts.js'
+import type {MinedTransaction} from './scanTransactions.js'
 
 export type AccountBalance = {address: Address; wallet: bigint; stake: bigint}
 
@@ -42,17 +43,12 @@ export async function takeBalanceSnapshot(connection: Connection, accounts: read
   return {blockNumber, accounts: accountBalances, registryBalance, marketBalance, totalStaked, totalBurned, totalEscrow, jackpot}
 }
 
-/** Every wei the accounts paid in fees between two blocks (exclusive, inclusive). */
-export async function gasFeesPaid(connection: Connection, accounts: readonly Address[], fromBlock: bigint, toBlock: bigint): Promise<bigint> {
+/** Every wei the accounts paid in fees in the transactions mined after `afterBlock`. */
+export function gasFeesPaid(transactions: readonly MinedTransaction[], accounts: readonly Address[], afterBlock: bigint): bigint {
   const senders = new Set(accounts.map((address) => address.toLowerCase()))
   let fees = 0n
-  for (let number = fromBlock + 1n; number <= toBlock; number++) {
-    const block = await connection.publicClient.getBlock({blockNumber: number, includeTransactions: true})
-    for (const transaction of block.transactions) {
-      if (!senders.has(transaction.from.toLowerCase())) continue
-      const receipt = await connection.publicClient.getTransactionReceipt({hash: transaction.hash})
-      fees += receipt.gasUsed * receipt.effectiveGasPrice
-    }
+  for (const transaction of transactions) {
+    if (transaction.block > afterBlock && senders.has(transaction.from.toLowerCase())) fees += transaction.gasUsed * transaction.effectiveGasPrice
   }
   return fees
 }

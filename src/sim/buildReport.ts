@@ -16,6 +16,7 @@ import type {ResolvedScenario} from './scenario.js'
 import {type ActorHandle, exitReason} from './spawnActor.js'
 import {describeExpectations} from './report/describeExpectations.js'
 import {readRunHistory} from './report/readRunHistory.js'
+import {scanTransactions} from './scanTransactions.js'
 import type {RunHistory} from './report/types.js'
 
 const phaseEvents = ['TaskSubmitted', 'TaskClaimed', 'ProofCommitted', 'VerificationClaimed', 'VerdictPosted', 'TaskRejected', 'TaskReopened', 'TaskSettled', 'TaskExpired'] as const
@@ -194,7 +195,9 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
   })
   for (const report of taskReports) report.finalCheckpoint = await finalCheckpointHash(connection, tasks.find((task) => task.id.toString() === report.id)!)
 
-  const fees = await gasFeesPaid(connection, accounts.map((account) => account.address), before.blockNumber, after.blockNumber)
+  // One pass over the run's blocks and receipts serves the fees here and the gas per phase of the history.
+  const transactions = await scanTransactions(connection.publicClient, options.deployBlock, after.blockNumber)
+  const fees = gasFeesPaid(transactions, accounts.map((account) => account.address), before.blockNumber)
   const total = (snapshot: BalanceSnapshot) =>
     snapshot.accounts.reduce((sum, account) => sum + account.wallet, 0n) + snapshot.registryBalance + snapshot.marketBalance
   const totalBefore = total(before)
@@ -287,6 +290,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     deployBlock: options.deployBlock,
     balancesFrom: before.blockNumber,
     toBlock: after.blockNumber,
+    transactions,
     accounts: accounts.map((account) => ({address: account.address, name: nameOf(account.address), role: account.role, strategy: strategyOf(account.address)})),
   })
 

@@ -79,11 +79,18 @@ export function isAlive(pid: number | undefined): boolean {
     // EPERM: it exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
+  // No /proc (macOS): kill(0) is all we know.
+  if (process.platform !== 'linux') return true
+  const state = processState(pid)
+  return state !== undefined && state !== 'Z'
+}
+
+/** The one-letter state in /proc/<pid>/stat (R running, S sleeping, T stopped, Z zombie); undefined when gone or without /proc. */
+export function processState(pid: number): string | undefined {
   try {
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
   } catch {
-    // No /proc (macOS): kill(0) is all we know.
-    return process.platform !== 'linux'
+    return undefined
   }
 }
 

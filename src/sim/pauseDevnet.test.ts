@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict'
-import {readFileSync} from 'node:fs'
 
 import {execa} from 'execa'
 
 import {type Anvil, createAnvil} from '../chain/anvil.js'
 import {createClients, type GensynPublicClient} from '../chain/clients.js'
+import {processState} from './devnetProcesses.js'
 import {pauseDevnet} from './pauseDevnet.js'
 
-/** The one-letter state of /proc/<pid>/stat: T is stopped (SIGSTOP), S sleeping, R running. */
-function processState(pid: number): string | undefined {
-  return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
-}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 

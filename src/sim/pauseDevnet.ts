@@ -1,8 +1,7 @@
-import {readFileSync} from 'node:fs'
-
 import type {PublicClient} from 'viem'
 
 import {BaseError} from '../errors/base.js'
+import {processState} from './devnetProcesses.js'
 
 export type PauseDevnetOptions = {
   publicClient: Pick<PublicClient, 'request' | 'getBlock'>
@@ -89,13 +88,10 @@ async function rpc(publicClient: Pick<PublicClient, 'request'>, method: string, 
 async function waitUntilStopped(pids: readonly number[]): Promise<void> {
   const until = Date.now() + 1000
   for (;;) {
+    // Gone, or no /proc on this system (undefined): nothing to wait for.
     const running = pids.filter((pid) => {
-      try {
-        const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
-        return state !== undefined && state !== 'T' && state !== 'Z'
-      } catch {
-        return false // gone, or no /proc on this system
-      }
+      const state = processState(pid)
+      return state !== undefined && state !== 'T' && state !== 'Z'
     })
     if (running.length === 0 || Date.now() > until) return
     await new Promise((resolve) => setTimeout(resolve, 10))

@@ -6,23 +6,12 @@ import path from 'node:path'
 
 import {execa} from 'execa'
 
+import {isAlive, processState} from '../../src/sim/devnetProcesses.js'
 import {gensynBin, repoRoot} from '../helpers/cli.js'
 import {processesMatching, waitFor} from '../helpers/processes.js'
 
 type ProcessesFile = {devnetPid: number; anvilPid?: number; actors: {name: string; pid?: number; exited?: boolean}[]}
 
-function processState(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
-  } catch {
-    return undefined
-  }
-}
-
-function isGone(pid: number): boolean {
-  const state = processState(pid)
-  return state === undefined || state === 'Z'
-}
 
 /**
  * The live dashboard of `gensyn devnet up` in a real terminal: tmux gives the built CLI an 80x24 pty, we read the
@@ -90,7 +79,7 @@ describe('gensyn devnet up: the live dashboard under tmux (real devnet, 80x24)',
 
     const processes = JSON.parse(await readFile(path.join(stateDir, 'processes.json'), 'utf8')) as ProcessesFile
     const devnet = JSON.parse(await readFile(path.join(stateDir, 'devnet.json'), 'utf8')) as {rpcUrl: string}
-    const actorPids = processes.actors.filter((actor) => actor.pid !== undefined && !isGone(actor.pid)).map((actor) => actor.pid!)
+    const actorPids = processes.actors.filter((actor) => actor.pid !== undefined && isAlive(actor.pid)).map((actor) => actor.pid!)
     assert.ok(actorPids.length >= 4, `live actors: ${JSON.stringify(processes.actors)}`)
     const head = async () => {
       const response = await fetch(devnet.rpcUrl, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify({jsonrpc: '2.0', id: 1, method: 'eth_blockNumber', params: []})})
@@ -115,7 +104,7 @@ describe('gensyn devnet up: the live dashboard under tmux (real devnet, 80x24)',
     assert.equal(readFileSync(exitFile, 'utf8').trim(), '0')
     const listed = processes.actors.flatMap((actor) => (actor.pid === undefined ? [] : [actor.pid]))
     const pids = [processes.devnetPid, ...(processes.anvilPid === undefined ? [] : [processes.anvilPid]), ...listed]
-    await waitFor(() => (pids.every(isGone) ? true : undefined), 10_000, 'every devnet process to be gone')
+    await waitFor(() => (pids.every((pid) => !isAlive(pid)) ? true : undefined), 10_000, 'every devnet process to be gone')
     assert.deepEqual(processesMatching(stateDir), [], 'a process still names the state dir')
     assert.ok(existsSync(path.join(stateDir, 'report.json')), 'q skipped the report')
     await waitFor(async () => ((await tmux('has-session', '-t', session)).exitCode === 0 ? undefined : true), 10_000, 'the tmux session to end with its command')

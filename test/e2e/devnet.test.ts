@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
-import {existsSync, readFileSync} from 'node:fs'
+import {existsSync} from 'node:fs'
 import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import * as tf from '@tensorflow/tfjs'
 
+import {isAlive} from '../../src/sim/devnetProcesses.js'
 import {repoRoot, runGensyn} from '../helpers/cli.js'
 import {processesMatching, waitFor} from '../helpers/processes.js'
 
@@ -47,14 +48,6 @@ async function runningProcesses(stateDir: string): Promise<{anvilPid?: number; a
   }
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z')
-  } catch {
-    return false
-  }
-}
 
 describe('gensyn devnet up (real anvil, real actor processes, real training)', function () {
   this.timeout(600_000)

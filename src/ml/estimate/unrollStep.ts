@@ -46,6 +46,16 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
   // the activation a layer applies after its (fused or unfused) linear part, as forward.ts decides it
   const activationOf = (index: number, activation: Activation): Activation => (index === lastIndex && activation === 'softmax' ? 'linear' : activation)
   const activationKernel = {sigmoid: 'Sigmoid', tanh: 'Tanh', softmax: 'Softmax'} as const
+  // a dense or conv2d layer's shapes, the same in the forward and the backward pass
+  const linearPart = (index: number, layer: Extract<LayerSpec, {type: 'dense' | 'conv2d'}>, inputShape: readonly number[], outputShape: readonly number[]) => {
+    const units = outputShape[outputShape.length - 1] as number
+    return {
+      act: activationOf(index, layer.activation),
+      units,
+      kernel: layer.type === 'dense' ? [inputShape[0] as number, units] : [...pair(layer.kernelSize), inputShape[2] as number, units],
+      convAttrs: layer.type === 'conv2d' ? {strides: pair(layer.strides), pad: layer.padding} : undefined,
+    }
+  }
 
   // forward
   for (const {index, layer, inputShape, outputShape} of layers) {
@@ -54,10 +64,7 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     switch (layer.type) {
       case 'dense':
       case 'conv2d': {
-        const act = activationOf(index, layer.activation)
-        const units = outputShape[outputShape.length - 1] as number
-        const kernel = layer.type === 'dense' ? [inputShape[0] as number, units] : [...pair(layer.kernelSize), inputShape[2] as number, units]
-        const convAttrs = layer.type === 'conv2d' ? {strides: pair(layer.strides), pad: layer.padding} : undefined
+        const {act, units, kernel, convAttrs} = linearPart(index, layer, inputShape, outputShape)
         if (act === 'relu') {
           if (layer.type === 'dense') emit('forward', index, 'BatchMatMul', {a: x, b: kernel}, y, {transposeA: false, transposeB: false})
           else emit('forward', index, 'Conv2D', {x, filter: kernel}, y, convAttrs)
@@ -117,10 +124,7 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     switch (layer.type) {
       case 'dense':
       case 'conv2d': {
-        const act = activationOf(index, layer.activation)
-        const units = outputShape[outputShape.length - 1] as number
-        const kernel = layer.type === 'dense' ? [inputShape[0] as number, units] : [...pair(layer.kernelSize), inputShape[2] as number, units]
-        const convAttrs = layer.type === 'conv2d' ? {strides: pair(layer.strides), pad: layer.padding} : undefined
+        const {act, units, kernel, convAttrs} = linearPart(index, layer, inputShape, outputShape)
         const biasAxes = y.length - 1
         if (act === 'relu') {
           unary('backward', index, 'Step', y)

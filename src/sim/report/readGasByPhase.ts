@@ -1,6 +1,7 @@
 import {type Abi, decodeFunctionData, type Hex} from 'viem'
 
 import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi, thresholdRegistryAbi} from '../../chain/generated/index.js'
+import type {MinedTransaction} from '../scanTransactions.js'
 import type {Reader} from './readMarketLog.js'
 import {type GasByPhase, type GasPhase, gasPhases} from './types.js'
 
@@ -19,11 +20,11 @@ const phaseOfFunction: Record<string, GasPhase> = {
 }
 
 /**
- * Gas per phase over the run: every transaction mined between the blocks (exclusive, inclusive) to one of
- * the protocol's contracts, by the function it called (every PinpointGame move is the dispute's; a reverted
- * transaction counts too: its gas was spent). Staking, offers and set-up are `other`.
+ * Gas per phase over the run: every scanned transaction to one of the protocol's contracts, by the function it
+ * called (every PinpointGame move is the dispute's; a reverted transaction counts too: its gas was spent).
+ * Staking, offers and set-up are `other`.
  */
-export async function readGasByPhase(connection: Reader, fromBlock: bigint, toBlock: bigint): Promise<GasByPhase> {
+export async function readGasByPhase(connection: Reader, transactions: readonly MinedTransaction[]): Promise<GasByPhase> {
   const client = connection.publicClient
   const game = connection.contracts.game ?? (await client.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'game'}))
   const abis = new Map<string, Abi>([
@@ -35,17 +36,13 @@ export async function readGasByPhase(connection: Reader, fromBlock: bigint, toBl
     ...(connection.contracts.thresholds ? [[connection.contracts.thresholds.toLowerCase(), thresholdRegistryAbi] as const] : []),
   ])
   const totals = new Map<GasPhase, {gas: bigint; transactions: number}>(gasPhases.map((phase) => [phase, {gas: 0n, transactions: 0}]))
-  for (let number = fromBlock + 1n; number <= toBlock; number++) {
-    const block = await client.getBlock({blockNumber: number, includeTransactions: true})
-    for (const transaction of block.transactions) {
-      const abi = transaction.to ? abis.get(transaction.to.toLowerCase()) : undefined
-      if (!abi) continue
-      const phase = abi === pinpointGameAbi ? 'challenge/dispute' : (phaseOfFunction[functionName(abi, transaction.input) ?? ''] ?? 'other')
-      const {gasUsed} = await client.getTransactionReceipt({hash: transaction.hash})
-      const total = totals.get(phase)!
-      total.gas += gasUsed
-      total.transactions++
-    }
+  for (const transaction of transactions) {
+    const abi = transaction.to ? abis.get(transaction.to.toLowerCase()) : undefined
+    if (!abi) continue
+    const phase = abi === pinpointGameAbi ? 'challenge/dispute' : (phaseOfFunction[functionName(abi, transaction.input) ?? ''] ?? 'other')
+    const total = totals.get(phase)!
+    total.gas += transaction.gasUsed
+    total.transactions++
   }
   return gasPhases.map((phase) => ({phase, gas: totals.get(phase)!.gas.toString(), transactions: totals.get(phase)!.transactions}))
 }

@@ -1,5 +1,6 @@
 import {detectionMatrix} from './detectionMatrix.js'
 import {readBalanceHistory, type HistoryAccount} from './readBalanceHistory.js'
+import type {MinedTransaction} from '../scanTransactions.js'
 import {readGasByPhase} from './readGasByPhase.js'
 import {blockClock, type Reader, readMarketLog} from './readMarketLog.js'
 import {taskTimeline} from './taskTimeline.js'
@@ -12,6 +13,8 @@ export type ReadRunHistoryOptions = {
   /** The first block with every contract in place (balances are sampled from it). */
   balancesFrom: bigint
   toBlock: bigint
+  /** The transactions mined after deployBlock up to toBlock (scanTransactions), for gas per phase. */
+  transactions: readonly MinedTransaction[]
   accounts: readonly HistoryAccount[]
   maxBalanceSamples?: number
 }
@@ -23,7 +26,7 @@ export async function readRunHistory(options: ReadRunHistoryOptions): Promise<Ru
   const entries = await readMarketLog(connection, deployBlock, toBlock, secondsAt)
   const [balances, gas, headSeconds] = await Promise.all([
     readBalanceHistory(connection, options.accounts, options.balancesFrom, toBlock, secondsAt, options.maxBalanceSamples),
-    readGasByPhase(connection, deployBlock, toBlock),
+    readGasByPhase(connection, options.transactions),
     secondsAt(toBlock),
   ])
   return {
