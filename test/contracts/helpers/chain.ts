@@ -196,22 +196,13 @@ export function useChain(options: UseChainOptions = {}): Chain {
 
   let baselineTracked: Address[] = []
   let baselineSystems: System[] = []
-  // Twice in full-suite runs (never alone) this file's anvil stopped mining in the middle of a test while the
-  // devnet e2e tests ran in the other worker: it answered, but automine was off (what evm_setIntervalMining 0
-  // does), so every receipt wait hung until the test timed out. The source is not found yet (docs/design.md,
-  // "Test suite"); until it is, the chain these tests own is held to automine and each switch-off is reported.
-  let automineGuard: ReturnType<typeof setInterval> | undefined
   beforeEach(async () => {
     snapshot = await ctx.test.snapshot()
     baselineTracked = [...ctx.tracked]
     baselineSystems = [...ctx.systems]
-    automineGuard = setInterval(() => {
-      void restoreAutomine(ctx).catch(() => {})
-    }, 2000)
   })
 
   afterEach(async () => {
-    clearInterval(automineGuard)
     if (snapshot) await ctx.test.revert({id: snapshot})
     snapshot = undefined
     // Contracts a test deployed are gone with the revert: stop tracking them.
@@ -225,14 +216,6 @@ export function useChain(options: UseChainOptions = {}): Chain {
   })
 
   return ctx
-}
-
-/** Turns automine back on (and mines what waits in the pool) if something outside the test switched it off. */
-async function restoreAutomine(ctx: Chain): Promise<void> {
-  if (await ctx.test.getAutomine()) return
-  process.stderr.write(`warning: automine was switched off on this test file's anvil (${ctx.anvil.rpcUrl}) from outside; switching it back on\n`)
-  await ctx.test.setAutomine(true)
-  await ctx.test.mine({blocks: 1})
 }
 
 /**
