@@ -1,4 +1,5 @@
-import {loadMnist, type Mnist} from '../ml/data/loadMnist.js'
+import type {Mnist} from '../ml/data/loadMnist.js'
+import {samplesFor} from '../ml/data/samplesFor.js'
 import {classCount} from '../ml/model/analyzeModel.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {batchIndices} from '../ml/train/batchIndices.js'
@@ -24,7 +25,9 @@ class SubsetSession extends TrainingSession {
 
   constructor(spec: JobSpec, held: number) {
     super(spec)
-    this.held = loadMnist({split: 'train', limit: held})
+    // the job's own samples (mapped ones for a private job), cut to the first `held`
+    const all = samplesFor(spec, 'train')
+    this.held = {images: all.images.subarray(0, held * 784), labels: all.labels.subarray(0, held), count: held}
   }
 
   override batch(step: number): {x: Float32Array; y: Float32Array; indices: Int32Array} {

@@ -1,13 +1,22 @@
+import type {Hex} from 'viem'
 import {InvalidInputError} from '../errors/base.js'
+import {fetchMappedDataset} from '../ml/data/mappedDataset.js'
 import {jobSpecSchema, type JobSpec, specHash} from '../ml/spec/index.js'
 import type {Connection} from './connect.js'
 import type {Task} from './types.js'
 
-/** Fetches a task's spec from the blob store (hash-checked on read) and re-validates it. */
+/**
+ * Fetches a task's spec from the blob store (hash-checked on read) and re-validates it. A private task's
+ * mapped data set (docs/privacy.md) is fetched too, so training, replays and scoring can read it.
+ */
 export async function loadTaskSpec(connection: Pick<Connection, 'store'>, task: Pick<Task, 'id' | 'specHash'>): Promise<JobSpec> {
   const bytes = await connection.store.get(task.specHash)
   const parsed = jobSpecSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)))
   if (!parsed.success) throw new InvalidInputError(`task ${task.id}: its spec ${task.specHash} is not a valid job spec`, {details: parsed.error.message})
   if (specHash(parsed.data) !== task.specHash) throw new InvalidInputError(`task ${task.id}: its spec does not re-hash to ${task.specHash}`)
+  const mapped = parsed.data.privacy?.data
+  if (parsed.data.privacy && mapped === undefined)
+    throw new InvalidInputError(`task ${task.id}: its spec is private but names no mapped data set (privacy.data)`, {docsPath: 'privacy.md'})
+  if (mapped !== undefined) await fetchMappedDataset(connection.store, mapped as Hex)
   return parsed.data
 }

@@ -7,9 +7,11 @@ import {loadMnistRaw} from './loadMnist.js'
  * Identity of the training data a job uses: sha256 over the exact bytes training reads, namely the
  * raw uint8 pixels of the first `dataset.trainLimit` training images (row-major 28x28 each, as in the
  * IDX file, without its header) followed by their `trainLimit` label bytes. The test split only feeds
- * evaluation, not the proof, so it is not included.
+ * evaluation, not the proof, so it is not included. A private job's data is the mapped data set its spec
+ * names (docs/privacy.md): its blob hash, which covers both splits.
  */
-export function datasetHash(spec: JobSpec): Hex {
+export function datasetHash(spec: Pick<JobSpec, 'dataset' | 'privacy'>): Hex {
+  if (spec.privacy?.data !== undefined) return spec.privacy.data as Hex
   const raw = loadMnistRaw({split: 'train', limit: spec.dataset.trainLimit})
   return sha256Hex(raw.pixels, raw.labels)
 }

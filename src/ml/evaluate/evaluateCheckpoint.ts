@@ -3,7 +3,7 @@ import {selectBackend} from '../backend/selectBackend.js'
 import type {BackendName} from '../backend/runtimeId.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
 import type {Checkpoint} from '../checkpoint/types.js'
-import {loadMnist} from '../data/loadMnist.js'
+import {samplesFor} from '../data/samplesFor.js'
 import {classCount} from '../model/analyzeModel.js'
 import {forward} from '../model/forward.js'
 import {modelWeights} from '../model/initialWeights.js'
@@ -20,7 +20,7 @@ export type Evaluation = {
 
 /**
  * Scores a checkpoint's weights (its bytes, or the decoded state) on the first `dataset.testLimit` samples of
- * MNIST's test split (the training loss and forward pass, without dropout), in batches of 500. Runs on
+ * MNIST's test split (a private job: its mapped test samples, docs/privacy.md) (the training loss and forward pass, without dropout), in batches of 500. Runs on
  * `backend` (default: wasm). The result is deterministic on one runtime id, which is what the early-stop rule
  * needs (docs/market.md, section 2: the solver and an exact-mode verifier measure on the proof's runtime and
  * get the same accuracy bit for bit); across runtimes a sample near a tie may flip.
@@ -31,7 +31,7 @@ export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: Job
   const expected = modelWeights(spec.model)
   if (cp.weights.length !== expected.length || cp.weights.some((w, i) => w.name !== expected[i]?.name || w.shape.join(',') !== expected[i]?.shape.join(',')))
     throw new CheckpointMismatchError(`checkpoint: expected the weights of job ${spec.name} (${expected.map((w) => w.name).join(', ')}), got ${cp.weights.map((w) => w.name).join(', ')}`)
-  const test = loadMnist({split: 'test', limit: spec.dataset.testLimit})
+  const test = samplesFor(spec, 'test')
   const params = cp.weights.map((w) => tf.tensor(w.values, w.shape, 'float32'))
   let correct = 0
   let lossSum = 0

@@ -10,11 +10,14 @@ export {
   layerSchema,
   layerTypes,
   optimizerSchema,
+  privacyMappings,
   type JobSpec,
   type JobSpecInput,
   type LayerSpec,
   type ModelSpec,
   type OptimizerSpec,
+  type PrivacyMapping,
+  type PrivacySpec,
 } from './schema.js'
 export {specHash} from './specHash.js'
 export {splitTaskSpecs} from './splitTaskSpecs.js'

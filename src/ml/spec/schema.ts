@@ -3,6 +3,12 @@ import {analyzeModel} from '../model/analyzeModel.js'
 
 /** Layer types a job may use, in the order error messages list them. */
 export const layerTypes = ['dense', 'conv2d', 'maxPooling2d', 'flatten', 'dropout'] as const
+/**
+ * Secure mapping layers a private job may use (docs/privacy.md): `orthogonal` (a keyed random rotation of the
+ * flattened features), `local` (a keyed 3x3 convolution and per-pixel signs: keeps the 2-D layout for
+ * convolutional models) and `tanh-mix` (rotation, keyed shift, tanh, rotation: not linear).
+ */
+export const privacyMappings = ['orthogonal', 'local', 'tanh-mix'] as const
 /** Activations a dense or conv2d layer may use (`linear` = none). */
 export const activations = ['relu', 'sigmoid', 'tanh', 'softmax', 'linear'] as const
 
@@ -124,6 +130,17 @@ const splitSchema = z
   })
   .describe('split the job into sequential tasks whose proofs stack (docs/market.md, section 4)')
 
+const privacySchema = z
+  .strictObject({
+    mapping: z.enum(privacyMappings).describe('the keyed mapping the submitter applies to the data before publishing it (docs/privacy.md)'),
+    data: z
+      .string()
+      .regex(/^0x[0-9a-f]{64}$/, {error: 'expected 0x followed by 64 lowercase hex digits'})
+      .optional()
+      .describe('hash of the mapped data set in the blob store; set by gensyn submit, absent in a job file'),
+  })
+  .describe('train on keyed, mapped data: solvers and verifiers never see the raw samples (docs/privacy.md)')
+
 export const jobSpecSchema = z
   .strictObject({
     name: z
@@ -136,6 +153,7 @@ export const jobSpecSchema = z
     verification: verificationSchema.default({segments: 2}),
     payment: paymentSchema,
     split: splitSchema.optional(),
+    privacy: privacySchema.optional(),
   })
   .superRefine((spec, ctx) => {
     // zod runs refinements even when a nested field failed a non-fatal check; the model checks need a
@@ -175,3 +193,5 @@ export type JobSpecInput = z.input<typeof jobSpecSchema>
 export type LayerSpec = z.output<typeof layerSchema>
 export type ModelSpec = JobSpec['model']
 export type OptimizerSpec = z.output<typeof optimizerSchema>
+export type PrivacyMapping = (typeof privacyMappings)[number]
+export type PrivacySpec = z.output<typeof privacySchema>

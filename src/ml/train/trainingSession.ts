@@ -1,6 +1,7 @@
 import * as tf from '@tensorflow/tfjs'
 import type {Checkpoint, CheckpointTensor} from '../checkpoint/types.js'
-import {loadMnist, type Mnist} from '../data/loadMnist.js'
+import type {Mnist} from '../data/loadMnist.js'
+import {samplesFor} from '../data/samplesFor.js'
 import {classCount} from '../model/analyzeModel.js'
 import {forward} from '../model/forward.js'
 import {modelWeights} from '../model/initialWeights.js'
@@ -38,7 +39,7 @@ export class TrainingSession {
 
   constructor(spec: JobSpec) {
     this.spec = spec
-    this.data = loadMnist({split: 'train', limit: spec.dataset.trainLimit})
+    this.data = samplesFor(spec, 'train')
     const weights = modelWeights(spec.model)
     this.names = weights.map((w) => w.name)
     this.shapes = weights.map((w) => w.shape)

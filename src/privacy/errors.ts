@@ -1,0 +1,9 @@
+import {BaseError, type BaseErrorParameters} from '../errors/base.js'
+
+/** A private job cannot go ahead: a missing or malformed secret or key file, a key for another task. */
+export class PrivacyError extends BaseError {
+  override name = 'PrivacyError'
+  constructor(shortMessage: string, parameters: BaseErrorParameters = {}) {
+    super(shortMessage, {docsPath: 'privacy.md', ...parameters})
+  }
+}
