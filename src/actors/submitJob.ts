@@ -14,6 +14,11 @@ import {defaultMarketParams} from '../protocol/getProtocolParams.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
 import {readTaskLedgers} from '../sim/taskLedger.js'
+import {InvalidInputError} from '../errors/base.js'
+import {fetchMappedDataset} from '../ml/data/mappedDataset.js'
+import {defaultKeysDir, keyFilePath, loadOrCreateSecret, readKeyFile, secretPath, writeKeyFile} from '../privacy/keyFile.js'
+import {publishPrivateData} from '../privacy/publishPrivateData.js'
+import {evaluateWrappedModel, type MappingKey} from '../privacy/wrapModel.js'
 import {adoptTasks} from './adoptTasks.js'
 import {followTasks} from './followTask.js'
 import type {SettleReport} from './runRoleLoop.js'
@@ -30,6 +35,10 @@ export type SubmitJobOptions = {
   connectOptions: ConnectOptions
   /** Follow these tasks, posted earlier for this job by this account, instead of posting it (src/actors/adoptTasks.ts). */
   taskIds?: readonly bigint[] | undefined
+  /** A private job's secret and key files (docs/privacy.md); default .gensyn/keys. */
+  keysDir?: string | undefined
+  /** A private job: called once its mapped data set is in the store, before any task is posted. */
+  onPrivateData?: (privacy: {mapping: string; data: Hex; bytes: number}) => void
   /** Called once per task as it lands on chain, before any waiting. */
   onSubmitted?: (task: SubmittedTask) => void
   /** Called with the phase index (0 submitted … 5 settled or expired) whenever a task moves. */
@@ -73,6 +82,8 @@ export type SubmittedTask = {
   refunded?: string
   /** The last task of each copy: the delivered model's test accuracy and final checkpoint. */
   testAccuracy?: number
+  /** A private job: the wrapped model (mapping + trained layers) on the raw test samples. */
+  rawTestAccuracy?: number
   finalCheckpoint?: Hex
 }
 
@@ -88,11 +99,15 @@ export type SubmitJobResult = {
   workUnits: string
   escrow: string
   tasks: SubmittedTask[]
+  /** A private job (docs/privacy.md): its mapping, the mapped data set's hash and the key files written. */
+  privacy?: {mapping: string; data?: Hex; keyFiles?: string[]; mappedBytes?: number}
   // The first copy's job, for scripts (`jq .testAccuracy`): its last task.
   taskId?: string
   status?: TaskStatus
   verdict?: 'accepted' | 'rejected' | 'none'
   testAccuracy?: number
+  /** A private job: the wrapped model (mapping + trained layers) on the raw test samples. */
+  rawTestAccuracy?: number
   /** The runtime the delivered model was evaluated on. */
   evaluatedOn?: string
   finalCheckpoint?: Hex
@@ -110,19 +125,43 @@ const phaseOf: Record<TaskStatus, number> = {None: 0, Submitted: 0, Claimed: 1, 
  */
 export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobResult> {
   const loaded = await loadJobSpec(options.jobPath)
-  const spec: JobSpec = options.segments === undefined ? loaded : {...loaded, verification: {...loaded.verification, segments: options.segments}}
+  let spec: JobSpec = options.segments === undefined ? loaded : {...loaded, verification: {...loaded.verification, segments: options.segments}}
+  if (spec.privacy?.data !== undefined)
+    throw new InvalidInputError(`${options.jobPath}: privacy.data: expected it absent in a job file (gensyn submit sets it to the mapped data set it stores)`)
   const copies = options.count ?? 1
-  const specs = splitTaskSpecs(spec)
+  let specs = splitTaskSpecs(spec)
   const summary = {dryRun: options.dryRun === true, name: spec.name, specHash: hashSpec(spec), maxPrice: maxPriceWei(spec).toString(), copies}
+  const keysDir = options.keysDir ?? defaultKeysDir
+  let privacy: SubmitJobResult['privacy'] = spec.privacy ? {mapping: spec.privacy.mapping} : undefined
   if (options.dryRun) {
     // No chain: the deployed defaults of the work table and the verifier fee (a chain may have others).
     const tasks = Array.from({length: copies}, (_, copy) => specs.map((taskSpec, index) => estimated(taskSpec, copy, index, specs.length))).flat()
-    return {...summary, ...totals(tasks), tasks}
+    return {...summary, ...totals(tasks), tasks, ...(privacy ? {privacy} : {})}
   }
 
   const connection = requireSigner(await connect({...options.connectOptions, needsSigner: true}))
   let fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
   const tasks: SubmittedTask[] = []
+  let mappingKey: (MappingKey & {blockNumber: bigint; blockHash: Hex; data: Hex}) | undefined
+  if (spec.privacy && options.taskIds) {
+    // A resumed private job: its tasks name the data set mapped when it was posted; the key file says which.
+    const first = options.taskIds[0]
+    const saved = await readKeyFile(keyFilePath(keysDir, String(first)))
+    await fetchMappedDataset(connection.store, saved.data as Hex)
+    mappingKey = {mapping: saved.mapping, key: saved.key as Hex, blockNumber: BigInt(saved.blockNumber), blockHash: saved.blockHash as Hex, data: saved.data as Hex}
+  } else if (spec.privacy) {
+    const block = await connection.publicClient.getBlock({blockTag: 'latest'})
+    const secret = await loadOrCreateSecret(secretPath(keysDir))
+    const published = await publishPrivateData({spec, secret, blockHash: block.hash, store: connection.store})
+    mappingKey = {mapping: spec.privacy.mapping, key: published.key, blockNumber: block.number, blockHash: block.hash, data: published.data}
+    privacy = {...privacy!, mappedBytes: published.bytes}
+    options.onPrivateData?.({mapping: spec.privacy.mapping, data: published.data, bytes: published.bytes})
+  }
+  if (mappingKey) {
+    spec = {...spec, privacy: {mapping: mappingKey.mapping, data: mappingKey.data}}
+    specs = splitTaskSpecs(spec)
+    privacy = {...privacy!, data: mappingKey.data}
+  }
   if (options.taskIds) {
     // Posted earlier (a stopped submitter, a resumed devnet): follow them, post nothing.
     const adopted = await adoptTasks(connection, specs, copies, options.taskIds)
@@ -153,7 +192,15 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
       }
     }
   }
-  const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId}
+  if (mappingKey && !options.taskIds) {
+    const taskIds = tasks.map((task) => task.taskId!)
+    const keyFiles = taskIds.map((id) => keyFilePath(keysDir, id))
+    const {mapping, key, blockNumber, blockHash, data} = mappingKey
+    for (const file of keyFiles)
+      await writeKeyFile(file, {format: 'gensyn-privacy-key/v1', mapping, key, blockNumber: blockNumber.toString(), blockHash, data, inputShape: spec.model.inputShape, taskIds})
+    privacy = {...privacy!, keyFiles}
+  }
+  const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId, ...(privacy ? {privacy} : {})}
   if (!options.wait) return result
 
   for (const task of tasks) options.onStatus?.(task.taskId!, 0, 'Submitted')
@@ -189,7 +236,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   }
   result.paid = paid.toString()
   result.refunded = refunded.toString()
-  await evaluateDelivered(connection, options.backend, specs, tasks, finals)
+  await evaluateDelivered(connection, options.backend, specs, tasks, finals, mappingKey)
   const first = tasks.filter((task) => task.copy === 0 && task.testAccuracy !== undefined).at(-1) ?? tasks[specs.length - 1]
   if (first) {
     result.taskId = first.taskId
@@ -197,6 +244,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     result.verdict = first.verdict
     if (first.testAccuracy !== undefined) {
       result.testAccuracy = first.testAccuracy
+      if (first.rawTestAccuracy !== undefined) result.rawTestAccuracy = first.rawTestAccuracy
       result.finalCheckpoint = first.finalCheckpoint
       result.evaluatedOn = runtimeIdString(await selectBackend(options.backend))
     }
@@ -229,8 +277,16 @@ function totals(tasks: readonly SubmittedTask[]): {workUnits: string; escrow: st
  * that stopped early (the tasks after it expire). Copies of one job train to the same checkpoint, so each
  * distinct checkpoint is evaluated once.
  */
-async function evaluateDelivered(connection: SignedConnection, backend: BackendName, specs: readonly JobSpec[], tasks: SubmittedTask[], finals: readonly Task[]): Promise<void> {
+async function evaluateDelivered(
+  connection: SignedConnection,
+  backend: BackendName,
+  specs: readonly JobSpec[],
+  tasks: SubmittedTask[],
+  finals: readonly Task[],
+  mappingKey: MappingKey | undefined,
+): Promise<void> {
   const accuracyOf = new Map<Hex, number>()
+  const rawAccuracyOf = new Map<Hex, number>()
   const copies = new Set(tasks.map((task) => task.copy))
   for (const copy of copies) {
     const chain = finals.flatMap((final, position) => (tasks[position]!.copy === copy ? [{final, task: tasks[position]!}] : []))
@@ -249,5 +305,14 @@ async function evaluateDelivered(connection: SignedConnection, backend: BackendN
     }
     task.testAccuracy = accuracy
     task.finalCheckpoint = last.hash
+    if (mappingKey) {
+      let raw = rawAccuracyOf.get(last.hash)
+      if (raw === undefined) {
+        const checkpoint = await connection.store.get(last.hash)
+        raw = (await evaluateWrappedModel({spec: specs[task.index]!, checkpoint, key: mappingKey, backend})).testAccuracy
+        rawAccuracyOf.set(last.hash, raw)
+      }
+      task.rawTestAccuracy = raw
+    }
   }
 }

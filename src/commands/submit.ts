@@ -19,6 +19,10 @@ export default class Submit extends BaseCommand {
     {description: 'A job split into 3 stacked tasks, one progress bar each', command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/jobs/smoke-split.yaml --account 1 --wait'},
     {description: 'Three copies of a job at once (a demand spike)', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --count 3 --wait'},
     {description: 'Pick up a job whose `submit --wait` was stopped after posting task 4: follow it, post nothing', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --account 1 --wait --task-ids 4'},
+    {
+      description: 'A private job (privacy: {mapping: orthogonal}): the data is mapped here, only the mapped set is published, the key stays in .gensyn/keys',
+      command: '<%= config.bin %> <%= command.id %> fixtures/jobs/private-mlp.yaml --account 1 --wait',
+    },
     {description: 'Script it: one JSON object on stdout', command: '<%= config.bin %> <%= command.id %> job.yaml --wait --json | jq .testAccuracy'},
   ]
   static override args = {
@@ -34,6 +38,10 @@ export default class Submit extends BaseCommand {
       description: "Follow these tasks, already posted for this job by this account (ids separated by commas, one per task of every copy), instead of posting it again: a `submit --wait` that was stopped picks up where it left off.",
       dependsOn: ['wait'],
     }),
+    keys: Flags.string({
+      description: 'A private job (docs/privacy.md): the folder with your secret (created on first use) and the key files written per task (task-<id>.json, for `models get --key`).',
+      default: '.gensyn/keys',
+    }),
     backend: backendFlag,
   }
 
@@ -48,8 +56,11 @@ export default class Submit extends BaseCommand {
       count: flags.count,
       taskIds: flags['task-ids'] === undefined ? undefined : parseTaskIds(flags['task-ids']),
       segments: flags.segments,
+      keysDir: flags.keys,
       backend: flags.backend as 'wasm' | 'cpu' | 'gpu',
       connectOptions: connectOptionsFrom(flags, true),
+      onPrivateData: (privacy) =>
+        this.logAbove(multi, `private job: mapped locally with ${privacy.mapping}, published the mapped data set ${privacy.data} (${(privacy.bytes / 1e6).toFixed(1)} MB); raw samples and key stay here`),
       onSubmitted: (task) => {
         const parent = task.parentId === '0' ? '' : `, after task ${task.parentId}`
         this.logAbove(multi, `task ${task.taskId} submitted (${describeRange(task)}${parent}: ${task.workUnits} work units, escrow ${formatEther(BigInt(task.escrow))} ETH)`)
@@ -63,6 +74,7 @@ export default class Submit extends BaseCommand {
         this.logAbove(multi, from === 'Claimed' ? `task ${taskId}: its solver missed the training deadline: back in the pool` : `task ${taskId}: expired from ${from}, escrow refunded`),
     })
     multi.stop()
+    if (result.privacy?.keyFiles?.length) this.log(`key files: ${result.privacy.keyFiles.join(', ')} (models get <id> --key <file> gives a model that takes raw inputs)`)
     if (result.dryRun) {
       this.log(`valid: ${args.job} (spec ${result.specHash})`)
       this.log(
@@ -70,7 +82,8 @@ export default class Submit extends BaseCommand {
       )
     } else if (flags.wait) {
       this.log(renderLedger(result.tasks))
-      const model = result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)} (on ${result.evaluatedOn}, task ${result.taskId})`
+      const raw = result.rawTestAccuracy === undefined ? '' : `; with its mapping on raw test data ${result.rawTestAccuracy.toFixed(4)}`
+      const model = result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)} (on ${result.evaluatedOn}, task ${result.taskId}${raw})`
       this.log(`paid ${formatEther(BigInt(result.paid ?? '0'))} ETH, refunded ${formatEther(BigInt(result.refunded ?? '0'))} ETH of ${formatEther(BigInt(result.escrow))} ETH escrowed${model}`)
     }
     return result

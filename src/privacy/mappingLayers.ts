@@ -1,5 +1,6 @@
 import * as tf from '@tensorflow/tfjs'
 import type {Mnist} from '../ml/data/loadMnist.js'
+import {setWeightsInLayerOrder} from '../ml/export/exportModel.js'
 import {featureCount, type MappingStage} from './mappingStages.js'
 
 /**
@@ -39,7 +40,7 @@ export function applyMapping(stages: readonly MappingStage[], samples: Mnist, ba
   const model = tf.sequential({name: 'privacy_mapping', layers: mappingLayers(stages, [featureCount])})
   try {
     const weights = mappingWeights(stages)
-    model.setWeights(weights)
+    setWeightsInLayerOrder(model, weights)
     for (const w of weights) w.dispose()
     const images = new Float32Array(samples.count * featureCount)
     for (let start = 0; start < samples.count; start += batch) {

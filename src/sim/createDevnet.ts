@@ -21,6 +21,7 @@ import {type MarketSample, type MarketSampler, startMarketSampler} from './sampl
 import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
 import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
 import {sleep} from '../actors/sleep.js'
+import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
 
 export type DevnetEvent =
   | {type: 'phase'; message: string}
@@ -129,6 +130,10 @@ export function createDevnet(options: DevnetOptions): Devnet {
   let paused: PausedDevnet | undefined
 
   const common = () => ['--json', '--state-dir', actorStateDir, '--backend', backend]
+  // Private jobs' secrets and key files (docs/privacy.md): each submitter account its own, beside the actors' state.
+  const keysDirOf = (account: DevnetAccount) => path.join(actorStateDir, 'keys', `account-${account.index}`)
+  // Set in start() when every job is private: the workers then get an MNIST folder with nothing in it.
+  let workerEnv: Record<string, string> | undefined
   const savedSamples = (): MarketSample[] => saved?.marketSamples ?? []
 
   /** Saves the run's record (one write at a time, atomically): after the deploy, each finished job, and at stop. */
@@ -176,6 +181,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       account: account.index,
       args: [...entry.args, '--account', String(account.index), ...common()],
       logDir,
+      env: workerEnv,
       onJson(event) {
         emit({type: 'actor', actor: name, role, event})
         // docs/market.md, section 5: a dropout solver dies (SIGKILL, no clean-up) once it has stored its first
@@ -221,6 +227,15 @@ export function createDevnet(options: DevnetOptions): Devnet {
       await mkdir(logDir, {recursive: true})
       await mkdir(storeDir, {recursive: true})
       await recordProcesses()
+      // With every job private, no worker needs raw samples: withholding MNIST from them makes any read of
+      // unmapped data fail the run instead of passing unnoticed (docs/privacy.md).
+      const specs = await Promise.all(scenario.jobs.map((job) => loadJobSpec(job.path)))
+      if (specs.length > 0 && specs.every((spec) => spec.privacy !== undefined)) {
+        const empty = path.join(stateDir, 'no-raw-data')
+        await mkdir(empty, {recursive: true})
+        workerEnv = {GENSYN_MNIST_DIR: empty}
+        emit({type: 'phase', message: `every job is private: solvers, verifiers and whistleblowers run without raw MNIST (GENSYN_MNIST_DIR=${empty})`})
+      }
 
       emit({type: 'phase', message: saved ? `starting anvil from ${statePaths!.chain}` : 'starting anvil'})
       await anvil.start()
@@ -333,7 +348,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
               name,
               role: 'submitter',
               account: account.index,
-              args: ['submit', job.path, '--wait', ...count, ...samples, ...follow, '--account', String(account.index), ...common()],
+              args: ['submit', job.path, '--wait', ...count, ...samples, ...follow, '--keys', keysDirOf(account), '--account', String(account.index), ...common()],
               logDir,
               onJson: (value) => {
                 result = value

@@ -45,6 +45,8 @@ export type SpawnActorOptions = {
   /** Arguments after `gensyn`, e.g. ['solve', '--loop']. */
   args: string[]
   logDir: string
+  /** Extra environment for the process (on top of ours). */
+  env?: Record<string, string> | undefined
   onJson?: (value: Record<string, unknown>) => void
 }
 
@@ -58,7 +60,7 @@ const runScript = path.join(packageRoot, 'bin', 'run.js')
 export function spawnActor(options: SpawnActorOptions): ActorHandle {
   const log = createWriteStream(path.join(options.logDir, `${options.name}.log`), {flags: 'a'})
   const child = execa(process.execPath, [runScript, ...options.args], {
-    env: {GENSYN_PARENT_PID: String(process.pid), FORCE_COLOR: '0'},
+    env: {...options.env, GENSYN_PARENT_PID: String(process.pid), FORCE_COLOR: '0'},
     stdin: 'ignore',
     reject: false,
     cleanup: true,

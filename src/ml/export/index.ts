@@ -1,1 +1,1 @@
-export {exportModel, type ExportResult} from './exportModel.js'
+export {checkpointModel, exportModel, setWeightsInLayerOrder, type ExportResult, type InputLayers} from './exportModel.js'

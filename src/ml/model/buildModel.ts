@@ -8,12 +8,14 @@ import {analyzed} from './initialWeights.js'
  * names are fixed (`l<index>_<type>`, e.g. `l0_dense`) so the exported topology is deterministic.
  * Weights start at zero: apply {@link initialWeights} or a checkpoint with `model.setWeights`.
  * Training does not use this object: it runs the same layers as explicit ops (src/ml/model/forward.ts).
+ * `inputLayers` go first (a private job's mapping, docs/privacy.md): the first of them carries the input shape.
  */
-export function buildModel(spec: JobSpec): tf.Sequential {
+export function buildModel(spec: JobSpec, inputLayers: readonly tf.layers.Layer[] = []): tf.Sequential {
   analyzed(spec.model) // throws on an invalid model
   const model = tf.sequential({name: `gensyn_${spec.name.replace(/[^a-zA-Z0-9_]/g, '_')}`})
+  for (const layer of inputLayers) model.add(layer)
   for (const [index, layer] of spec.model.layers.entries()) {
-    const base = {name: `l${index}_${layer.type}`, ...(index === 0 ? {inputShape: spec.model.inputShape} : {})}
+    const base = {name: `l${index}_${layer.type}`, ...(index === 0 && inputLayers.length === 0 ? {inputShape: spec.model.inputShape} : {})}
     switch (layer.type) {
       case 'dense':
         model.add(

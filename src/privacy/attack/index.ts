@@ -1,0 +1,8 @@
+export {attackerNames, clipToPixels, type Attacker, type AttackerName, type KnownPairs} from './attacker.js'
+export {choleskySolve} from './choleskySolve.js'
+export {linearAttacker, linearRidge} from './linearAttacker.js'
+export {localAttacker, localRidge, localWindowRadius} from './localAttacker.js'
+export {defaultMlpSteps, mlpAttacker, type MlpAttackerOptions} from './mlpAttacker.js'
+export {meanImage, normalisedMse} from './normalisedMse.js'
+export {recognisedRate} from './recognisedRate.js'
+export {applyAffine, RidgeAccumulator, type AffineMap} from './ridgeAccumulator.js'
