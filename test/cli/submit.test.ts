@@ -15,6 +15,8 @@ describe('gensyn submit: input validation', function () {
     {what: 'an unknown layer', file: 'test/fixtures/bad/unknown-layer.yaml', message: /model\.layers\[1\]\.type.*lstm/},
     {what: 'a negative learning rate', file: 'test/fixtures/bad/negative-lr.yaml', message: /training\.optimizer\.learningRate.*-0\.1/},
     {what: 'a missing file', file: 'test/fixtures/bad/does-not-exist.yaml', message: /not found.*does-not-exist\.yaml/},
+    {what: 'an unknown privacy mapping', file: 'test/fixtures/bad/unknown-mapping.yaml', message: /privacy\.mapping: expected one of orthogonal, local, tanh-mix/},
+    {what: 'a job file that names its own mapped data set', file: 'test/fixtures/bad/private-data-set.yaml', message: /privacy\.data: expected it absent in a job file/},
   ]
   for (const {what, file, message} of cases) {
     it(`rejects ${what} with one line naming the field, exit code 2, no stack trace`, async () => {

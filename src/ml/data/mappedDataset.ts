@@ -62,7 +62,7 @@ export function decodeMappedDataset(bytes: Uint8Array): MappedDataset {
     if (offset + images.length * 4 + count > bytes.length) throw fail(`expected ${count} samples of ${features} features, the blob ends early`)
     for (let i = 0; i < images.length; i++) images[i] = view.getFloat32(offset + i * 4, true)
     offset += images.length * 4
-    const labels = bytes.slice(offset, offset + count)
+    const labels = Uint8Array.from(bytes.subarray(offset, offset + count))
     offset += count
     for (const [i, label] of labels.entries()) if (label > 9) throw fail(`expected labels 0..9, got ${label} at index ${i}`)
     return {images, labels, count}

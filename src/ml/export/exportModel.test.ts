@@ -9,19 +9,8 @@ import {createLocalStore} from '../../store/createLocalStore.js'
 import {forward, outputsFromLogits} from '../model/forward.js'
 import {tinyCnnLayers, tinySpec} from '../train/testSpecs.js'
 import {trainJob} from '../train/trainJob.js'
+import {loadExportedModel as loadExported} from '../../../test/helpers/loadExportedModel.js'
 import {exportModel} from './exportModel.js'
-
-/** tf.loadLayersModel from the two written files (file:// needs tfjs-node, so read them and load from memory). */
-async function loadExported(dir: string): Promise<tf.LayersModel> {
-  const json = JSON.parse(await readFile(join(dir, 'model.json'), 'utf8')) as tf.io.ModelJSON
-  const artifacts = await tf.io.getModelArtifactsForJSON(json, async (manifest) => {
-    const specs = manifest.flatMap((group) => group.weights)
-    const buffers = await Promise.all(manifest.flatMap((group) => group.paths).map((p) => readFile(join(dir, p))))
-    const joined = Buffer.concat(buffers)
-    return [specs, joined.buffer.slice(joined.byteOffset, joined.byteOffset + joined.byteLength)]
-  })
-  return tf.loadLayersModel(tf.io.fromMemory(artifacts))
-}
 
 describe('exportModel', () => {
   let dir: string

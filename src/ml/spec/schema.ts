@@ -5,7 +5,7 @@ import {analyzeModel} from '../model/analyzeModel.js'
 export const layerTypes = ['dense', 'conv2d', 'maxPooling2d', 'flatten', 'dropout'] as const
 /**
  * Secure mapping layers a private job may use (docs/privacy.md): `orthogonal` (a keyed random rotation of the
- * flattened features), `local` (a keyed 3x3 convolution and per-pixel signs: keeps the 2-D layout for
+ * flattened features), `local` (a keyed 3x3 filter and a keyed gain per pixel: keeps the 2-D layout for
  * convolutional models) and `tanh-mix` (rotation, keyed shift, tanh, rotation: not linear).
  */
 export const privacyMappings = ['orthogonal', 'local', 'tanh-mix'] as const

@@ -6,3 +6,4 @@ export {defaultMlpSteps, mlpAttacker, type MlpAttackerOptions} from './mlpAttack
 export {meanImage, normalisedMse} from './normalisedMse.js'
 export {recognisedRate} from './recognisedRate.js'
 export {applyAffine, RidgeAccumulator, type AffineMap} from './ridgeAccumulator.js'
+export {attackCurve, type AttackPoint, type AttackSplit} from './attackCurve.js'

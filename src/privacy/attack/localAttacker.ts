@@ -29,13 +29,15 @@ function readWindow(mapped: Float32Array, offset: number, row: number, col: numb
 export function localAttacker(relativeLambda = localRidge): Attacker {
   const fits = Array.from({length: featureCount}, () => new RidgeAccumulator(windowSize, 1))
   const window = new Float64Array(windowSize)
+  const pixel = new Float64Array(1)
   return {
     name: 'local',
     observe({raw, mapped, count}: KnownPairs): void {
       for (let t = 0; t < count; t++)
         for (let p = 0; p < featureCount; p++) {
           readWindow(mapped, t * featureCount, Math.floor(p / imageSide), p % imageSide, window)
-          ;(fits[p] as RidgeAccumulator).add(window, raw, 0, t * featureCount + p)
+          pixel[0] = raw[t * featureCount + p] as number
+          ;(fits[p] as RidgeAccumulator).add(window, pixel)
         }
     },
     async reconstruct(mapped: Float32Array, count: number): Promise<Float32Array> {

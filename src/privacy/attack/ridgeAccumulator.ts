@@ -1,3 +1,4 @@
+import * as tf from '@tensorflow/tfjs'
 import {choleskySolve} from './choleskySolve.js'
 
 /** y ~ x weights + bias: `weights` is inputs x outputs, row-major float64. */
@@ -6,8 +7,8 @@ export type AffineMap = {inputs: number; outputs: number; weights: Float64Array;
 /**
  * Ridge regression from running sums (float64): each pair is added once, and a fit after any number of
  * pairs costs one solve, not a pass over all pairs again. The attack bench adds leaked pairs in growing
- * batches (1, 10, 100, ... 10000) and fits after each, so this keeps the whole curve at the price of the
- * largest fit.
+ * batches (1, 10, 100, ... 10000) and fits after each: the whole curve costs one pass over the largest leak
+ * and a solve per point.
  */
 export class RidgeAccumulator {
   readonly inputs: number
@@ -29,23 +30,24 @@ export class RidgeAccumulator {
     this.sumYX = new Float64Array(outputs * inputs)
   }
 
-  /** Adds one pair: x[xOffset .. xOffset + inputs) -> y[yOffset .. yOffset + outputs). */
-  add(x: ArrayLike<number>, y: ArrayLike<number>, xOffset = 0, yOffset = 0): void {
+  /** Adds one pair x -> y (length `inputs` and `outputs`; float64 so the hot loops see one array type). */
+  add(x: Float64Array, y: Float64Array): void {
     const d = this.inputs
+    const {sumX, sumY, sumXX, sumYX} = this
     this.count++
     for (let i = 0; i < d; i++) {
-      const xi = x[xOffset + i] as number
+      const xi = x[i] as number
       if (xi === 0) continue
-      this.sumX[i] = (this.sumX[i] as number) + xi
+      sumX[i] = (sumX[i] as number) + xi
       const row = i * d
-      for (let k = i; k < d; k++) this.sumXX[row + k] = (this.sumXX[row + k] as number) + xi * (x[xOffset + k] as number)
+      for (let k = i; k < d; k++) sumXX[row + k] = (sumXX[row + k] as number) + xi * (x[k] as number)
     }
     for (let j = 0; j < this.outputs; j++) {
-      const yj = y[yOffset + j] as number
+      const yj = y[j] as number
       if (yj === 0) continue
-      this.sumY[j] = (this.sumY[j] as number) + yj
+      sumY[j] = (sumY[j] as number) + yj
       const row = j * d
-      for (let i = 0; i < d; i++) this.sumYX[row + i] = (this.sumYX[row + i] as number) + yj * (x[xOffset + i] as number)
+      for (let i = 0; i < d; i++) sumYX[row + i] = (sumYX[row + i] as number) + yj * (x[i] as number)
     }
   }
 
@@ -87,19 +89,15 @@ export class RidgeAccumulator {
   }
 }
 
-/** Applies an affine map to `count` rows of `x` (count x inputs): count x outputs, float64. */
-export function applyAffine(map: AffineMap, x: ArrayLike<number>, count: number): Float64Array {
+/**
+ * Applies an affine map to `count` rows of `x` (count x inputs) on the active tfjs backend: count x outputs.
+ * The product runs in float32, which is enough once the weights were solved in float64 (where the
+ * conditioning of the normal equations matters), and is what keeps a 1000 x 784 x 784 product under a second.
+ */
+export function applyAffine(map: AffineMap, x: Float32Array, count: number): Float32Array {
   const {inputs, outputs, weights, bias} = map
-  const y = new Float64Array(count * outputs)
-  for (let t = 0; t < count; t++) {
-    const row = t * outputs
-    y.set(bias, row)
-    for (let i = 0; i < inputs; i++) {
-      const xi = x[t * inputs + i] as number
-      if (xi === 0) continue
-      const w = i * outputs
-      for (let j = 0; j < outputs; j++) y[row + j] = (y[row + j] as number) + xi * (weights[w + j] as number)
-    }
-  }
-  return y
+  return tf.tidy(() => {
+    const product = tf.matMul(tf.tensor2d(x.subarray(0, count * inputs), [count, inputs]), tf.tensor2d(Float32Array.from(weights), [inputs, outputs]))
+    return tf.add(product, tf.tensor1d(Float32Array.from(bias))).dataSync() as Float32Array
+  })
 }
