@@ -229,8 +229,9 @@ export function createDevnet(options: DevnetOptions): Devnet {
       await recordProcesses()
       // With every job private, no worker needs raw samples: withholding MNIST from them makes any read of
       // unmapped data fail the run instead of passing unnoticed (docs/privacy.md).
-      const specs = await Promise.all(scenario.jobs.map((job) => loadJobSpec(job.path)))
-      if (specs.length > 0 && specs.every((spec) => spec.privacy !== undefined)) {
+      // (An invalid job counts as not private here: its submitter reports it, as for any job.)
+      const specs = await Promise.all(scenario.jobs.map((job) => loadJobSpec(job.path).catch(() => undefined)))
+      if (specs.length > 0 && specs.every((spec) => spec?.privacy !== undefined)) {
         const empty = path.join(stateDir, 'no-raw-data')
         await mkdir(empty, {recursive: true})
         workerEnv = {GENSYN_MNIST_DIR: empty}

@@ -269,12 +269,12 @@ describe('job spec', () => {
     const committed = await readFile('schema/job.schema.json', 'utf8')
     assert.equal(committed, jobSchemaJson(), 'schema/job.schema.json is stale: run npm run build:schema')
     const schema = JSON.parse(committed) as {properties: Record<string, unknown>; additionalProperties: boolean}
-    assert.deepEqual(Object.keys(schema.properties), ['name', 'model', 'dataset', 'training', 'proof', 'verification', 'payment', 'split'])
+    assert.deepEqual(Object.keys(schema.properties), ['name', 'model', 'dataset', 'training', 'proof', 'verification', 'payment', 'split', 'privacy'])
     assert.equal(schema.additionalProperties, false)
   })
 
   it('points the fixtures at the schema', async () => {
-    for (const name of ['mnist-mlp', 'smoke-mlp', 'mnist-cnn']) {
+    for (const name of ['mnist-mlp', 'smoke-mlp', 'mnist-cnn', 'private-mlp', 'private-cnn']) {
       const text = await readFile(`fixtures/jobs/${name}.yaml`, 'utf8')
       assert.ok(text.startsWith('# yaml-language-server: $schema=../../schema/job.schema.json\n'), name)
     }

@@ -1,5 +1,5 @@
 import * as tf from '@tensorflow/tfjs'
-import {prngStream} from '../../ml/prng/prngStream.js'
+import {permutation, prngStream} from '../../ml/prng/prngStream.js'
 import {featureCount} from '../mappingStages.js'
 import type {Attacker, KnownPairs} from './attacker.js'
 
@@ -29,19 +29,6 @@ function gatherRows(source: Float32Array, indices: ArrayLike<number>, width: num
     out.set(source.subarray(i * width, (i + 1) * width), j * width)
   }
   return out
-}
-
-/** Fisher-Yates over 0..n-1 with gensyn's seeded stream. */
-function permutation(n: number, label: string): Int32Array {
-  const stream = prngStream(label)
-  const order = Int32Array.from({length: n}, (_, i) => i)
-  for (let i = n - 1; i > 0; i--) {
-    const j = stream.nextBelow(i + 1)
-    const swap = order[i] as number
-    order[i] = order[j] as number
-    order[j] = swap
-  }
-  return order
 }
 
 /**
@@ -95,7 +82,7 @@ export function mlpAttacker(options: MlpAttackerOptions = {}): Attacker {
         let epoch = 0
         for (let step = 0; step < steps(count); step++) {
           if (cursor + batch > order.length) {
-            order = permutation(count, `gensyn/bench/privacy/mlp-attack seed=${seed} pairs=${count} epoch=${epoch++}`)
+            order = permutation(prngStream(`gensyn/bench/privacy/mlp-attack seed=${seed} pairs=${count} epoch=${epoch++}`), count)
             cursor = 0
           }
           const indices = order.subarray(cursor, cursor + batch)
