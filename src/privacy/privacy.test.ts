@@ -8,7 +8,15 @@ import type {Hex} from 'viem'
 import {loadExportedModel} from '../../test/helpers/loadExportedModel.js'
 import {selectBackend} from '../ml/backend/selectBackend.js'
 import {DatasetError, loadMnist} from '../ml/data/loadMnist.js'
-import {decodeMappedDataset, encodeMappedDataset, mappedDatasetHash} from '../ml/data/mappedDataset.js'
+import {
+  decodeMappedDataset,
+  encodeMappedDataset,
+  fetchMappedDataset,
+  mappedDataset,
+  mappedDatasetHash,
+  mappedDatasetsKept,
+  registerMappedDataset,
+} from '../ml/data/mappedDataset.js'
 import {samplesFor} from '../ml/data/samplesFor.js'
 import {checkpointModel} from '../ml/export/exportModel.js'
 import {parseJobSpec} from '../ml/spec/parseJobSpec.js'
@@ -122,6 +130,24 @@ describe('privacy: keyed mappings', () => {
     const wrongFormat = Buffer.from(bytes)
     wrongFormat[wrongFormat.indexOf('dataset/v1') + 'dataset/v'.length] = '9'.charCodeAt(0)
     assert.throws(() => decodeMappedDataset(wrongFormat), (e: unknown) => e instanceof DatasetError && /expected format gensyn-mapped-dataset\/v1/.test(e.shortMessage))
+  })
+
+  it('keeps the last few mapped data sets; an evicted one is fetched again from the store', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gensyn-mapped-'))
+    try {
+      const store = createLocalStore(join(dir, 'store'), {fsync: false})
+      const spec = tinySpec({trainLimit: 5})
+      const dataset = mapJobData({dataset: {...spec.dataset, testLimit: 3}}, 'local', keyA)
+      const first = await store.put(encodeMappedDataset(dataset))
+      registerMappedDataset(first, dataset)
+      for (let i = 0; i < mappedDatasetsKept; i++) registerMappedDataset(`0x${String(i).padStart(64, 'e')}`, dataset)
+      assert.throws(() => mappedDataset(first), (e: unknown) => e instanceof DatasetError && /is not loaded in this process/.test(e.shortMessage))
+      const fetched = await fetchMappedDataset(store, first)
+      assert.deepEqual(fetched.train.images, dataset.train.images)
+      assert.equal(mappedDataset(first), fetched)
+    } finally {
+      await rm(dir, {recursive: true, force: true})
+    }
   })
 
   it('a private spec reads only the data set it names, and says so when it is not loaded', () => {

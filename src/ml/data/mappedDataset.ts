@@ -73,19 +73,32 @@ export function decodeMappedDataset(bytes: Uint8Array): MappedDataset {
   return {mapping: header.mapping as PrivacyMapping, features, train, test}
 }
 
+/**
+ * The mapped data sets this process holds, most recently used last. A long-running worker meets many private
+ * tasks (44 MB each for the fixtures), so only the last few are kept; a session that already read one keeps its
+ * arrays, and loadTaskSpec fetches an evicted one again.
+ */
 const loaded = new Map<Hex, MappedDataset>()
+export const mappedDatasetsKept = 4
+
+function remember(hash: Hex, dataset: MappedDataset): void {
+  loaded.delete(hash)
+  loaded.set(hash, dataset)
+  for (const oldest of loaded.keys()) {
+    if (loaded.size <= mappedDatasetsKept) break
+    loaded.delete(oldest)
+  }
+}
 
 /** Makes a mapped data set available to training and evaluation in this process under its blob hash. */
 export function registerMappedDataset(hash: Hex, dataset: MappedDataset): void {
-  loaded.set(hash, dataset)
+  remember(hash, dataset)
 }
 
-/** The mapped data set named `hash`, fetched once per process from the store (which checks the hash). */
+/** The mapped data set named `hash`, from this process's cache or else the store (which checks the hash). */
 export async function fetchMappedDataset(store: Pick<BlobStore, 'get'>, hash: Hex): Promise<MappedDataset> {
-  const known = loaded.get(hash)
-  if (known) return known
-  const dataset = decodeMappedDataset(await store.get(hash))
-  loaded.set(hash, dataset)
+  const dataset = loaded.get(hash) ?? decodeMappedDataset(await store.get(hash))
+  remember(hash, dataset)
   return dataset
 }
 
