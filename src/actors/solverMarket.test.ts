@@ -4,11 +4,11 @@ import path from 'node:path'
 import {taskMarketAbi} from '../chain/generated/index.js'
 import {escrowFor} from '../ml/estimate/escrowFor.js'
 import {estimateWork} from '../ml/estimate/estimateWork.js'
-import {canonicalSpecBytes, loadJobSpec, maxPriceWei, specHash} from '../ml/spec/index.js'
+import {canonicalSpecBytes, loadJobSpec, specHash} from '../ml/spec/index.js'
 import {connect, requireSigner, type SignedConnection} from '../protocol/connect.js'
 import {getTask} from '../protocol/getTask.js'
 import {sendContractTransaction} from '../protocol/sendContractTransaction.js'
-import {getMarketState} from '../protocol/solverBook.js'
+import {getMarketParams, getMarketState} from '../protocol/solverBook.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {packageRoot} from '../sim/scenario.js'
 import {runSolver, type SolverEvent} from './solver.js'
@@ -83,8 +83,11 @@ describe('runSolver in the market (real anvil, real SolverBook)', function () {
     const {workUnits} = estimateWork(spec)
     const declared = workUnits / 2n
     await submitter.store.put(canonicalSpecBytes(spec))
-    // Submitted straight to the contract: the CLI would never declare less than the estimate.
-    const maxPrice = maxPriceWei(spec)
+    // Submitted straight to the contract: the CLI would never declare less than the estimate. At the ceiling: with
+    // the first test's task still active the book's demand runs ahead of its capacity and the price climbs 12.5 %
+    // a block; a task at the spec's maxPrice (2x the start) is out of reach within a second or two, and a solver
+    // that started late on a busy machine skipped it silently, before reading its work units.
+    const maxPrice = (await getMarketParams(submitter)).priceCeiling
     const transaction = await sendContractTransaction(submitter, {
       address: submitter.contracts.market,
       abi: taskMarketAbi,
