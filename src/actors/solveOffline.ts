@@ -10,6 +10,7 @@ import {TrainingAbortedError, trainJob, type TrainResult} from '../ml/train/inde
 import {writeBundle} from '../pol/bundle/index.js'
 import {BaseError} from '../errors/base.js'
 import {createLocalStore} from '../store/index.js'
+import {unmappedDataNotice} from '../privacy/unmappedDataNotice.js'
 
 export type SolveOfflineOptions = {
   jobPath: string
@@ -19,10 +20,21 @@ export type SolveOfflineOptions = {
   strategy?: StrategyName | undefined
   signal?: AbortSignal | undefined
   onReady?: (runtime: string) => void
+  /** A line the user should see before training starts (a private job file trains on raw data here). */
+  onWarning?: (message: string) => void
   onStep?: (step: number, steps: number, loss: number) => void
 }
 
-export type OfflineSolveResult = {dir: string; files: number; checkpoints: number; merkleRoot: Hex; runtime: string; trainingSeconds: number}
+export type OfflineSolveResult = {
+  dir: string
+  files: number
+  checkpoints: number
+  merkleRoot: Hex
+  runtime: string
+  trainingSeconds: number
+  /** What the bundle does not stand for (the lines `onWarning` was given). */
+  warnings: string[]
+}
 
 /**
  * Trains a job with no chain and writes a self-describing proof bundle. Checkpoints are stored as they are
@@ -31,6 +43,12 @@ export type OfflineSolveResult = {dir: string; files: number; checkpoints: numbe
  */
 export async function solveOffline(options: SolveOfflineOptions): Promise<OfflineSolveResult> {
   const spec = await loadJobSpec(options.jobPath)
+  const warnings: string[] = []
+  const unmapped = unmappedDataNotice(spec, 'the bundle is no proof for a private task, whose solvers train on the mapped data')
+  if (unmapped) {
+    warnings.push(unmapped)
+    options.onWarning?.(unmapped)
+  }
   const runtime = await selectBackend(options.backend)
   options.onReady?.(runtimeIdString(runtime))
   const storeDir = `${path.resolve(options.outDir)}.store`
@@ -72,6 +90,7 @@ export async function solveOffline(options: SolveOfflineOptions): Promise<Offlin
       merkleRoot: result.proofRoot,
       runtime: runtimeIdString(result.runtime),
       trainingSeconds: result.seconds,
+      warnings,
     }
   }
 }

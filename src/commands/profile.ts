@@ -17,9 +17,14 @@ import {connectionFlags} from '../ui/flags.js'
 import {parseTaskId} from '../ui/parseTaskId.js'
 import {createProgress, type Progress} from '../ui/progress.js'
 import {renderTable} from '../ui/taskView.js'
+import {unmappedDataNotice} from '../privacy/unmappedDataNotice.js'
 
 /** The profile, plus what was posted on chain with --task. */
-export type ProfileOutput = ProfileResult & {posted?: Omit<PostedProfile, 'transaction'> & {transactionHash: Hex; gasUsed: bigint}}
+export type ProfileOutput = ProfileResult & {
+  posted?: Omit<PostedProfile, 'transaction'> & {transactionHash: Hex; gasUsed: bigint}
+  /** What the thresholds do not stand for (a private job file profiled on raw data). */
+  warnings: string[]
+}
 
 export default class Profile extends BaseCommand {
   static override summary = 'Measure how far honest replays drift apart, and derive distance thresholds for tolerance mode.'
@@ -49,8 +54,11 @@ export default class Profile extends BaseCommand {
     const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task)
     const connection = taskId === undefined ? undefined : requireSigner(await connect({...connectOptionsFrom(flags, true), thresholds: flags['threshold-registry']}))
     const spec = connection && taskId !== undefined ? await loadTaskSpec(connection, await getTask(connection, taskId)) : await loadJobSpec(flags.job!)
+    const unmapped = unmappedDataNotice(spec, 'these thresholds are for raw data; `gensyn profile --task ID` profiles a submitted task on its mapped data')
+    if (unmapped) this.warn(unmapped)
+    const warnings = unmapped ? [unmapped] : []
     let bar: Progress | undefined
-    const result = await profileJob({
+    const profiled = await profileJob({
       spec,
       runtimes: runtimes as BackendName[],
       segments: flags.segments,
@@ -62,6 +70,7 @@ export default class Profile extends BaseCommand {
       },
     })
     bar?.stop()
+    const result: ProfileOutput = {...profiled, warnings}
     if (flags.out) await writeFile(flags.out, `${JSON.stringify(result, null, 2)}\n`)
     this.log(`runtime class: ${result.runtimeClass}${result.unavailable.length ? ` (unavailable: ${result.unavailable.map((entry) => entry.backend).join(', ')})` : ''}`)
     this.log(`${result.samples.length} honest replays compared`)

@@ -149,6 +149,7 @@ export default class Solve extends BaseCommand {
         strategy,
         signal,
         onReady: (runtime) => this.log(`offline solve of ${job}, backend ${runtime}`),
+        onWarning: (message) => this.warn(message),
         onStep: (step, steps, loss) => {
           bar ??= createProgress({label: 'training', total: steps, enabled: !json})
           bar.update(step, `loss ${loss.toFixed(4)}`)

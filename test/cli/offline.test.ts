@@ -15,9 +15,10 @@ describe('gensyn solve --offline and verify --proof (real processes, real traini
     bundle = path.join(work, 'proof')
     const solved = await runGensyn(['solve', '--offline', 'fixtures/jobs/smoke-mlp.yaml', '--out', bundle, '--json'])
     assert.equal(solved.exitCode, 0, String(solved.stderr))
-    const result = JSON.parse(String(solved.stdout)) as {checkpoints: number; runtime: string}
+    const result = JSON.parse(String(solved.stdout)) as {checkpoints: number; runtime: string; warnings: string[]}
     assert.equal(result.checkpoints, 5)
     assert.match(result.runtime, /^wasm/)
+    assert.deepEqual(result.warnings, [])
   })
   after(async () => {
     await rm(work, {recursive: true, force: true})
@@ -70,8 +71,9 @@ describe('gensyn solve --offline and verify --proof (real processes, real traini
     const thresholds = path.join(work, 'thresholds.json')
     const profiled = await runGensyn(['profile', '--job', 'fixtures/jobs/smoke-mlp.yaml', '--segments', '2', '--out', thresholds, '--json'])
     assert.equal(profiled.exitCode, 0, String(profiled.stderr))
-    const profile = JSON.parse(String(profiled.stdout)) as {thresholds: {l2: number}; runtimeClass: string}
+    const profile = JSON.parse(String(profiled.stdout)) as {thresholds: {l2: number}; runtimeClass: string; warnings: string[]}
     assert.ok(profile.thresholds.l2 > 0)
+    assert.deepEqual(profile.warnings, [])
     assert.match(profile.runtimeClass, /wasm.* \+ cpu/)
 
     const cpuBundle = path.join(work, 'cpu-proof')
@@ -94,6 +96,29 @@ describe('gensyn solve --offline and verify --proof (real processes, real traini
     const run = await runGensyn(['verify', '--proof', cheat, '--seed', '9'])
     assert.equal(run.exitCode, 1)
     assert.match(String(run.stdout), /verdict: rejected/)
+  })
+
+  it('warns that a private job file trains and profiles on raw data here, and still does its work', async () => {
+    const job = 'test/fixtures/private-smoke.yaml'
+    const solve = (out: string, json: string[]) => runGensyn(['solve', '--offline', job, '--out', path.join(work, out), '--strategy', 'random-weights', ...json])
+    const shown = await solve('private-proof', [])
+    assert.equal(shown.exitCode, 0, String(shown.stderr))
+    assert.match(String(shown.stderr), /Warning: privacy: the orthogonal mapping is not applied off chain/)
+    const solved = await solve('private-proof-json', ['--json'])
+    assert.equal(solved.exitCode, 0, String(solved.stderr))
+    const bundle = JSON.parse(String(solved.stdout)) as {warnings: string[]}
+    assert.equal(bundle.warnings.length, 1)
+    assert.match(
+      bundle.warnings[0]!,
+      /^privacy: the orthogonal mapping is not applied off chain \(its key needs your secret and the block hash at submission\), so this runs on raw MNIST: the bundle is no proof for a private task/,
+    )
+
+    const profiled = await runGensyn(['profile', '--job', job, '--segments', '1', '--json'])
+    assert.equal(profiled.exitCode, 0, String(profiled.stderr))
+    const profile = JSON.parse(String(profiled.stdout)) as {warnings: string[]; thresholds: {l2: number}}
+    assert.equal(profile.warnings.length, 1)
+    assert.match(profile.warnings[0]!, /raw MNIST: these thresholds are for raw data; `gensyn profile --task ID` profiles a submitted task on its mapped data$/)
+    assert.ok(profile.thresholds.l2 > 0)
   })
 
   it('plans: the chance of catching a given share of faked segments', async () => {
