@@ -142,20 +142,6 @@ async function trainAndScore(spec: JobSpec): Promise<{accuracy: number; seconds:
   }
 }
 
-/**
- * One untimed full run per model first: the first run of a process is ~2x slower (kernels compile, the JIT
- * warms up; 20 steps were not enough), which would bill the plain rows of seed 0 for it.
- */
-async function warmUp(spec: JobSpec): Promise<void> {
-  const session = new TrainingSession(spec)
-  try {
-    session.load(initialCheckpoint(spec))
-    await session.run(spec.training.steps)
-  } finally {
-    session.dispose()
-  }
-}
-
 function attackersFor(mapping: PrivacyMapping, options: PrivacyBenchOptions): {attacker: () => Attacker; sizes: readonly number[]}[] {
   return [
     {attacker: () => linearAttacker(), sizes: options.attackSizes},
@@ -189,7 +175,9 @@ export async function benchPrivacy(options: PrivacyBenchOptions = defaultOptions
   if (models.some((spec) => JSON.stringify(spec.dataset) !== JSON.stringify(dataset)))
     throw new Error(`bench/privacy: expected ${fixtures.join(' and ')} to share their dataset, got ${models.map((spec) => JSON.stringify(spec.dataset)).join(' and ')}`)
 
-  for (const spec of models) await warmUp(spec)
+  // One untimed full run per model first: the first run of a process is ~2x slower (kernels compile, the JIT
+  // warms up; 20 steps were not enough), which would bill the plain rows of seed 0 for it.
+  for (const spec of models) await trainAndScore(spec)
   const accuracy: AccuracyRow[] = models.flatMap((spec) => variants.map((variant) => ({model: spec.name, variant, accuracy: [], trainSeconds: []})))
   const mappingCost: MappingCostRow[] = privacyMappings.map((mapping) => ({mapping, samples: dataset.trainLimit + dataset.testLimit, seconds: [], deriveSeconds: Number.NaN}))
   let classifier: {spec: JobSpec; checkpoint: Checkpoint} | undefined

@@ -165,7 +165,7 @@ dataset: {name: mnist}
 training: {steps: 1}
 payment: {maxPrice: "0.00001"}
 privacy: {mapping: rot13}`),
-      /privacy\.mapping: expected one of orthogonal, local, tanh-mix, got "rot13"|privacy\.mapping/,
+      /privacy\.mapping: expected one of orthogonal, local, tanh-mix, got "rot13"/,
     )
   })
 })
@@ -250,9 +250,11 @@ describe('privacy: secret and key files', () => {
     await writeKeyFile(file, key)
     assert.equal((await stat(file)).mode & 0o777, 0o600)
     assert.deepEqual(await readKeyFile(file), key)
-    await writeFile(file, JSON.stringify({...key, mapping: 'rot13'}))
+    const malformed = JSON.stringify({...key, mapping: 'rot13'})
+    await writeFile(file, malformed)
     await assert.rejects(readKeyFile(file), (e: unknown) => e instanceof PrivacyError && /task-3\.json: mapping: /.test(e.shortMessage))
     await assert.rejects(readKeyFile(join(dir, 'missing.json')), (e: unknown) => e instanceof PrivacyError && /key file not found/.test(e.shortMessage))
-    assert.ok((await readFile(join(dir, 'task-3.json'), 'utf8')).length > 0)
+    // a malformed key file is reported, never rewritten or removed: it may be the only copy of a task's key
+    assert.equal(await readFile(file, 'utf8'), malformed)
   })
 })

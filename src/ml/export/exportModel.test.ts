@@ -9,7 +9,7 @@ import {createLocalStore} from '../../store/createLocalStore.js'
 import {forward, outputsFromLogits} from '../model/forward.js'
 import {tinyCnnLayers, tinySpec} from '../train/testSpecs.js'
 import {trainJob} from '../train/trainJob.js'
-import {loadExportedModel as loadExported} from '../../../test/helpers/loadExportedModel.js'
+import {loadExportedModel} from '../../../test/helpers/loadExportedModel.js'
 import {exportModel} from './exportModel.js'
 
 describe('exportModel', () => {
@@ -36,7 +36,7 @@ describe('exportModel', () => {
       assert.equal(json.format, 'layers-model')
       assert.deepEqual(json.weightsManifest[0]?.paths, ['weights.bin'])
 
-      const model = await loadExported(outDir)
+      const model = await loadExportedModel(outDir)
       const cp = decodeCheckpoint(bytes)
       const params = cp.weights.map((w) => tf.tensor(w.values, w.shape))
       const x = tf.randomUniform([4, ...spec.model.inputShape], 0, 1, 'float32', 42)

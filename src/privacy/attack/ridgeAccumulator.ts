@@ -92,7 +92,7 @@ export class RidgeAccumulator {
 /**
  * Applies an affine map to `count` rows of `x` (count x inputs) on the active tfjs backend: count x outputs.
  * The product runs in float32, which is enough once the weights were solved in float64 (where the
- * conditioning of the normal equations matters), and is what keeps a 1000 x 784 x 784 product under a second.
+ * conditioning of the normal equations matters): a 1000 x 784 x 784 product takes about 1.1 s on wasm.
  */
 export function applyAffine(map: AffineMap, x: Float32Array, count: number): Float32Array {
   const {inputs, outputs, weights, bias} = map
