@@ -5,6 +5,7 @@ import {parseEther} from 'viem'
 import {type Anvil, createAnvil} from './anvil.js'
 import {chainFor, createClients} from './clients.js'
 import {ChainUnreachableError} from './errors.js'
+import {waitForReceipt} from './waitForReceipt.js'
 
 // anvil's first two dev accounts (mnemonic `test test ... junk`).
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
@@ -35,7 +36,7 @@ describe('createClients', () => {
     assert.equal(account.address, ADDRESS_0)
     const before = await publicClient.getBalance({address: ADDRESS_1})
     const hash = await walletClient.sendTransaction({to: ADDRESS_1, value: parseEther('1')})
-    const receipt = await publicClient.waitForTransactionReceipt({hash})
+    const receipt = await waitForReceipt(publicClient, {hash})
     assert.equal(receipt.status, 'success')
     assert.equal(receipt.from.toLowerCase(), ADDRESS_0.toLowerCase())
     assert.equal(await publicClient.getBalance({address: ADDRESS_1}), before + parseEther('1'))

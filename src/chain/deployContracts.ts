@@ -10,6 +10,7 @@ import {
 
 import type {GensynPublicClient, GensynWalletClient} from './clients.js'
 import {DeployError} from './errors.js'
+import {waitForReceipt} from './waitForReceipt.js'
 import {
   pinpointGameAbi,
   pinpointGameBytecode,
@@ -267,7 +268,7 @@ function definedFields<T extends object>(overrides: T | undefined): Partial<T> {
 }
 
 async function confirm(publicClient: GensynPublicClient, what: string, hash: Hash): Promise<TransactionReceipt> {
-  const receipt = await publicClient.waitForTransactionReceipt({hash})
+  const receipt = await waitForReceipt(publicClient, {hash, label: what})
   if (receipt.status !== 'success') throw new DeployError(`${what} reverted (transaction ${hash})`)
   return receipt
 }

@@ -62,3 +62,16 @@ export class DevnetConfigError extends BaseError {
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? text
 }
+
+/**
+ * No receipt for a sent transaction within the wait's timeout. Names the transaction and what the node knows of
+ * it (unknown, pending, or mined without a receipt) and the chain head, so a stuck wait says what it waited for.
+ */
+export class ReceiptTimeoutError extends BaseError {
+  override name = 'ReceiptTimeoutError'
+  readonly hash: string
+  constructor({hash, label, timeout, state}: {hash: string; label?: string | undefined; timeout: number; state: string}) {
+    super(`no receipt for ${label ?? 'transaction'} ${hash} after ${timeout / 1000} s: ${state}`)
+    this.hash = hash
+  }
+}

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 
 import {parseEther} from 'viem'
 
+import {waitForReceipt} from '../chain/waitForReceipt.js'
 import {connect, type Connection, requireSigner} from '../protocol/connect.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {takeBalanceSnapshot} from './balances.js'
@@ -35,7 +36,7 @@ describe('buildReport: the money check (real anvil)', function () {
       await ensureRegistered(solver, 'solver')
       const submitter = requireSigner(await connect({stateDir, account: 1}))
       const hash = await submitter.walletClient.sendTransaction({to: accounts[3]!.address, value: parseEther('1'), chain: submitter.walletClient.chain, account: submitter.account})
-      await submitter.publicClient.waitForTransactionReceipt({hash})
+      await waitForReceipt(submitter.publicClient, {hash})
     })
     assert.equal(report.conservation.ok, true, JSON.stringify(report.conservation))
     assert.ok(BigInt(report.conservation.gasFees) > 0n)
@@ -47,7 +48,7 @@ describe('buildReport: the money check (real anvil)', function () {
       const submitter = requireSigner(await connect({stateDir, account: 1}))
       // An address the devnet does not track: the wei is gone from the system's books.
       const hash = await submitter.walletClient.sendTransaction({to: '0x000000000000000000000000000000000000dEaD', value: 1n, chain: submitter.walletClient.chain, account: submitter.account})
-      await submitter.publicClient.waitForTransactionReceipt({hash})
+      await waitForReceipt(submitter.publicClient, {hash})
     })
     assert.equal(report.conservation.ok, false)
     assert.equal(BigInt(report.conservation.totalBefore) - BigInt(report.conservation.totalAfter) - BigInt(report.conservation.gasFees), 1n)

@@ -14,6 +14,7 @@ import {maxPriceWei} from '../../src/ml/spec/maxPriceWei.js'
 import {createClients} from '../../src/chain/clients.js'
 import {readDevnetConfig} from '../../src/chain/devnetConfig.js'
 import {protocolConfigAbi} from '../../src/chain/generated/index.js'
+import {waitForReceipt} from '../../src/chain/waitForReceipt.js'
 import {repoRoot, runGensyn} from '../helpers/cli.js'
 import {type LocalDevnet, startLocalDevnet} from '../helpers/localDevnet.js'
 
@@ -126,7 +127,7 @@ describe('gensyn estimate', function () {
       const {publicClient, walletClient, account} = await createClients({rpcUrl: config.rpcUrl, privateKey: devnet.accounts[0]!.privateKey})
       const address = config.contracts.config!
       const write = async (request: Parameters<typeof walletClient.writeContract>[0]) =>
-        publicClient.waitForTransactionReceipt({hash: await walletClient.writeContract(request)})
+        waitForReceipt(publicClient, {hash: await walletClient.writeContract(request)})
       const table = await publicClient.readContract({address, abi: protocolConfigAbi, functionName: 'workTable'})
       await write({address, abi: protocolConfigAbi, functionName: 'setWorkTable', args: [{...table, transcendentalMilli: 8000, maxSteps: 150n}], account, chain: walletClient.chain})
       const market = await publicClient.readContract({address, abi: protocolConfigAbi, functionName: 'marketParams'})

@@ -7,7 +7,7 @@ import {mnemonicToAccount} from 'viem/accounts'
 import {type Anvil, createAnvil} from '../../src/chain/anvil.js'
 import {createClients, type GensynPublicClient} from '../../src/chain/clients.js'
 import {selectBackend} from '../../src/ml/backend/selectBackend.js'
-import {DEV_MNEMONIC, expectRevert} from './helpers/chain.js'
+import {DEV_MNEMONIC, expectRevert, receiptOf} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 
 // ElementwiseReferee (contracts/ElementwiseReferee.sol) and Float32 (contracts/Float32.sol) on a real anvil,
@@ -141,7 +141,7 @@ describe('ElementwiseReferee and Float32 (on anvil, against tfjs-wasm)', functio
     const clients = await createClients({rpcUrl: anvil.rpcUrl, chainId: anvil.chainId, privateKey: toHex(key), pollingInterval: 20})
     publicClient = clients.publicClient
     const hash = await clients.walletClient.deployContract({abi: harnessArtifact.abi, bytecode: harnessArtifact.bytecode})
-    const receipt = await publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+    const receipt = await receiptOf(publicClient, hash)
     assert.ok(receipt.contractAddress)
     harness = getAddress(receipt.contractAddress)
   })

@@ -33,6 +33,7 @@ import {
   expectDeployRevert,
   expectRevert,
   normalize,
+  receiptOf,
   registryWrite,
   useChain,
   write,
@@ -173,7 +174,7 @@ describe('PinpointGame (on anvil)', function () {
 
   async function deployGame(openerAddress: Address, registry: Address, configAddress: Address): Promise<Address> {
     const hash = await ctx.actors.deployer.wallet.deployContract({abi: pinpointGameAbi, bytecode: pinpointGameBytecode, args: [openerAddress, registry, configAddress]})
-    const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+    const receipt = await receiptOf(ctx.publicClient, hash)
     assert.equal(receipt.status, 'success')
     return getAddress(receipt.contractAddress!)
   }
@@ -182,7 +183,7 @@ describe('PinpointGame (on anvil)', function () {
     this.timeout(60_000)
     for (const [k, name] of (['x1', 'x2', 'x3', 'x4', 'x5'] as const).entries()) extra[name] = await newActor(name, 8 + k)
     const hash = await ctx.actors.deployer.wallet.deployContract({abi: protocolConfigAbi, bytecode: protocolConfigBytecode, args: []})
-    config = getAddress((await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})).contractAddress!)
+    config = getAddress((await receiptOf(ctx.publicClient, hash)).contractAddress!)
     game = await deployGame(opener().address, ctx.system.registry, config)
     // Verifier list: verifier, verifier2 (useChain), solver, other, x1, x2, x3, x4.
     await registryWrite(ctx, prover(), 'register', [VERIFIER])
@@ -829,7 +830,7 @@ describe('PinpointGame (on anvil)', function () {
         await ctx.test.setBalance({address: account.address, value: parseEther('1')})
         const clients = await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, privateKey: label(`filler ${k}`), pollingInterval: 10})
         const hash = await clients.walletClient.writeContract({address: registry, abi: roleRegistryAbi, functionName: 'register', args: [VERIFIER]})
-        await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+        await receiptOf(ctx.publicClient, hash)
       }
       const staked = [ctx.actors.verifier2, extra.x1, extra.x2, extra.x3]
       for (const actor of staked) await registryWrite(ctx, actor, 'register', [VERIFIER], {value: parseEther('1'), address: registry})

@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import {type Address, getAddress, type Hex, keccak256, toHex} from 'viem'
 
 import {merkleLeaf, merkleNode, merkleProof, merkleRoot, verifyMerkleProof} from '../../src/pol/merkle.js'
-import {useChain} from './helpers/chain.js'
+import {receiptOf, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 
 const hashOf = (n: number): Hex => keccak256(toHex(n))
@@ -21,7 +21,7 @@ describe('ProofMerkle (on anvil, against src/pol/merkle.ts)', function () {
 
   before(async () => {
     const hash = await ctx.actors.deployer.wallet.deployContract({abi, bytecode})
-    harness = getAddress((await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!)
+    harness = getAddress((await receiptOf(ctx.publicClient, hash)).contractAddress!)
   })
 
   const onChain = (root: Hex, leaf: Hex, index: number, leafCount: number, proof: readonly Hex[]) =>

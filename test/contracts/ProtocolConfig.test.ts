@@ -5,7 +5,7 @@ import {getAddress, parseEther, zeroAddress} from 'viem'
 import {defaultMarketParams, defaultProtocolParams, type MarketParams, type ProtocolParams, type WorkTableParams} from '../../src/chain/deployContracts.js'
 import {protocolConfigAbi, protocolConfigBytecode} from '../../src/chain/generated/index.js'
 import {defaultWorkTable} from '../../src/ml/estimate/workTable.js'
-import {configWrite, expectEvents, expectRevert, useChain} from './helpers/chain.js'
+import {configWrite, expectEvents, expectRevert, receiptOf, useChain} from './helpers/chain.js'
 
 /** Every check of docs/disputes.md ("ProtocolConfig"): a field, a value it rejects, and the name the error carries. */
 const invalid: [string, Partial<ProtocolParams>, string][] = [
@@ -130,7 +130,7 @@ describe('ProtocolConfig (on anvil)', () => {
 
   it('the constructor emits OwnershipTransferred and ParamsUpdated with the defaults', async () => {
     const hash = await ctx.actors.other.wallet.deployContract({abi: protocolConfigAbi, bytecode: protocolConfigBytecode, args: []})
-    const receipt = await ctx.publicClient.waitForTransactionReceipt({hash})
+    const receipt = await receiptOf(ctx.publicClient, hash)
     const config = getAddress(receipt.contractAddress!)
     assert.equal(await read('owner', config), ctx.actors.other.address)
     const logs = await ctx.publicClient.getContractEvents({address: config, abi: protocolConfigAbi, fromBlock: receipt.blockNumber, toBlock: receipt.blockNumber})

@@ -4,7 +4,7 @@ import {type Address, getAddress, parseEther, zeroAddress} from 'viem'
 
 import type {MarketParams} from '../../src/chain/deployContracts.js'
 import {solverBookAbi, solverBookBytecode} from '../../src/chain/generated/index.js'
-import {type Actor, bookWrite, configWrite, expectDeployRevert, expectEvents, expectRevert, registryWrite, TEST_PRICE, testOffer, useChain} from './helpers/chain.js'
+import {type Actor, bookWrite, configWrite, expectDeployRevert, expectEvents, expectRevert, receiptOf, registryWrite, TEST_PRICE, testOffer, useChain} from './helpers/chain.js'
 
 const BPS = 10000n
 
@@ -62,7 +62,7 @@ describe('SolverBook (on anvil)', () => {
 
   beforeEach(async () => {
     const hash = await ctx.actors.deployer.wallet.deployContract({abi: solverBookAbi, bytecode: solverBookBytecode, args: [ctx.system.registry, ctx.system.config]})
-    book = getAddress((await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!)
+    book = getAddress((await receiptOf(ctx.publicClient, hash)).contractAddress!)
     await bookWrite(ctx, ctx.actors.deployer, 'setMarket', [ctx.actors.marketEoa.address], {address: book})
   })
 
@@ -81,7 +81,7 @@ describe('SolverBook (on anvil)', () => {
         [ctx.system.registry, ctx.system.config, ctx.actors.deployer.address, ctx.actors.marketEoa.address].map((a) => getAddress(a)),
       )
       const hash = await ctx.actors.deployer.wallet.deployContract({abi: solverBookAbi, bytecode: solverBookBytecode, args: [ctx.system.registry, ctx.system.config]})
-      const fresh = getAddress((await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!)
+      const fresh = getAddress((await receiptOf(ctx.publicClient, hash)).contractAddress!)
       await expectRevert(bookWrite(ctx, ctx.actors.other, 'setMarket', [ctx.actors.other.address], {address: fresh}), 'NotOwner', [ctx.actors.other.address])
       await expectRevert(bookWrite(ctx, ctx.actors.deployer, 'setMarket', [zeroAddress], {address: fresh}), 'ZeroAddress', [])
       const set = await bookWrite(ctx, ctx.actors.deployer, 'setMarket', [ctx.system.market], {address: fresh})

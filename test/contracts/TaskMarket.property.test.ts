@@ -6,7 +6,7 @@ import {type Abi, type Address, encodeFunctionData, getAddress, type Hex, parseE
 import {defaultProtocolParams, type MarketParams, type ProtocolParams} from '../../src/chain/deployContracts.js'
 import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {merkleProof} from '../../src/pol/merkle.js'
-import {TEST_PRICE, useChain} from './helpers/chain.js'
+import {receiptOf, TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 import {childProof, escrowOf, label, makeProof, noStart, type Proof, sealOf, secretHashOf, type Start, startOf, Status} from './helpers/tasks.js'
 
@@ -80,7 +80,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
   before(async () => {
     const {abi, bytecode} = fixture('MarketLens')
     const hash = await ctx.actors.deployer.wallet.deployContract({abi, bytecode})
-    lens = getAddress((await ctx.publicClient.waitForTransactionReceipt({hash})).contractAddress!)
+    lens = getAddress((await receiptOf(ctx.publicClient, hash)).contractAddress!)
     accounts = [...ctx.tracked].map((a) => getAddress(a))
     contracts = [ctx.system.registry, ctx.system.market, ctx.system.config, ctx.system.game, ctx.system.thresholds, ctx.system.book, ctx.system.disputes].map((a) =>
       getAddress(a),

@@ -10,6 +10,7 @@ import {
   expectNetFlows,
   expectRevert,
   latestTimestamp,
+  receiptOf,
   registryWrite,
   thresholdsWrite,
   useChain,
@@ -35,7 +36,7 @@ describe('ThresholdRegistry (on anvil)', () => {
 
   async function deployThresholds(registry: Address): Promise<Address> {
     const hash = await ctx.actors.deployer.wallet.deployContract({abi: thresholdRegistryAbi, bytecode: thresholdRegistryBytecode, args: [registry]})
-    const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+    const receipt = await receiptOf(ctx.publicClient, hash)
     assert.ok(receipt.contractAddress)
     const thresholds = getAddress(receipt.contractAddress)
     ctx.systems.push({registry, thresholds})

@@ -10,6 +10,7 @@ import {
   createTestClient,
   decodeErrorResult,
   getAddress,
+  type Hash,
   type Hex,
   http,
   isAddress,
@@ -22,6 +23,7 @@ import {mnemonicToAccount} from 'viem/accounts'
 import {type Anvil, createAnvil} from '../../../src/chain/anvil.js'
 import {createClients, type GensynPublicClient, type GensynWalletClient} from '../../../src/chain/clients.js'
 import {type DeployParams, deployContracts, type ResolvedDeployParams} from '../../../src/chain/deployContracts.js'
+import {waitForReceipt} from '../../../src/chain/waitForReceipt.js'
 import {
   pinpointGameAbi,
   protocolConfigAbi,
@@ -114,6 +116,17 @@ export type UseChainOptions = {
   stake?: bigint
   /** Also create and register the DISPUTE_ACTOR_NAMES accounts (`ctx.extra`). */
   disputeActors?: boolean
+}
+
+/**
+ * How long a contract test waits for a receipt before it fails naming the transaction and what anvil knows of it.
+ * anvil mines each transaction within milliseconds, so a wait this long is a hang, not a slow chain.
+ */
+export const RECEIPT_TIMEOUT_MS = 20_000
+
+/** The receipt of `hash`, polled every 10 ms (src/chain/waitForReceipt.ts says why not viem's wait). */
+export function receiptOf(client: GensynPublicClient, hash: Hash, label?: string): Promise<TransactionReceipt> {
+  return waitForReceipt(client, {hash, pollingInterval: 10, timeout: RECEIPT_TIMEOUT_MS, label})
 }
 
 function makeTestClient(rpcUrl: string) {
@@ -229,7 +242,7 @@ export async function deployBareRegistry(ctx: Chain, options: {unbondingDelay?: 
     bytecode: roleRegistryBytecode,
     args: [options.unbondingDelay ?? 60n, treasury.address],
   })
-  const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+  const receipt = await receiptOf(ctx.publicClient, hash)
   assert.ok(receipt.contractAddress)
   const registry = getAddress(receipt.contractAddress)
   ctx.systems.push({registry})
@@ -244,7 +257,7 @@ export async function deployBareRegistry(ctx: Chain, options: {unbondingDelay?: 
  */
 export async function deployMarket(ctx: Chain, registry: Address, options: {wireRegistry?: boolean} = {}): Promise<{market: Address; book: Address; disputes: Address}> {
   const {deployer, treasury} = ctx.actors
-  const deployed = async (hash: Hex) => getAddress((await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})).contractAddress!)
+  const deployed = async (hash: Hex) => getAddress((await receiptOf(ctx.publicClient, hash)).contractAddress!)
   const config = ctx.system.config
   const book = await deployed(await deployer.wallet.deployContract({abi: solverBookAbi, bytecode: solverBookBytecode, args: [registry, config]}))
   const disputes = await deployed(
@@ -391,7 +404,7 @@ export async function write(
   // call to the registry short of gas, and the mined transaction then reverts out of gas.
   const gas = options.gas ?? ((await ctx.publicClient.estimateContractGas({...call, account: actor.wallet.account} as never)) * 5n) / 4n
   const hash = await actor.wallet.writeContract({...call, gas} as never)
-  const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+  const receipt = await receiptOf(ctx.publicClient, hash, `${contractNames.get(abi) ?? 'contract'}.${functionName}`)
   const after = await balances(ctx, accounts)
   const gasPaid = receipt.gasUsed * receipt.effectiveGasPrice
 

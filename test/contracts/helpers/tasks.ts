@@ -5,7 +5,7 @@ import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getA
 import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
 import {merkleProof, merkleRoot} from '../../../src/pol/merkle.js'
 import type {MarketParams, WorkTableParams} from '../../../src/chain/deployContracts.js'
-import {type Actor, bookWrite, type Chain, configWrite, getTask, marketWrite, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
+import {type Actor, bookWrite, type Chain, configWrite, getTask, marketWrite, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
 
 /** TaskMarket.Status, in declaration order. */
@@ -329,7 +329,7 @@ export type Proxy = {address: Address; owner: Actor}
 export async function deployProxy(ctx: Chain, owner: Actor): Promise<Proxy> {
   const {abi, bytecode} = fixture('ProxyActor')
   const hash = await owner.wallet.deployContract({abi, bytecode})
-  const receipt = await ctx.publicClient.waitForTransactionReceipt({hash, pollingInterval: 10})
+  const receipt = await receiptOf(ctx.publicClient, hash)
   assert.ok(receipt.contractAddress)
   const address = getAddress(receipt.contractAddress)
   ctx.tracked.add(address)
