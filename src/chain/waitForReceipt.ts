@@ -30,8 +30,8 @@ export type WaitForReceiptErrorType = ReceiptTimeoutError
  * the stuck wait. Polling the receipt itself needs no block to arrive and shares nothing. docs/design.md ("Test
  * suite") has the trace that showed it.
  *
- * - JSON-RPC: `eth_getTransactionReceipt`, again after 1, 2, 4, ... ms and then every `pollingInterval`; on
- *   timeout, `eth_getTransactionByHash` and `eth_blockNumber` to say what the node knows.
+ * - JSON-RPC: `eth_getTransactionReceipt` every `pollingInterval`; on timeout, `eth_getTransactionByHash` and
+ *   `eth_blockNumber` to say what the node knows.
  *
  * @example
  * const hash = await walletClient.writeContract(request)
@@ -42,9 +42,6 @@ export async function waitForReceipt<transport extends Transport, chain extends 
   {hash, pollingInterval = client.pollingInterval, timeout = 180_000, label}: WaitForReceiptParameters,
 ): Promise<WaitForReceiptReturnType> {
   const deadline = Date.now() + timeout
-  // anvil answers a send before it mines, so the first poll usually misses by a millisecond or two: poll again
-  // after 1, 2, 4, ... ms up to `pollingInterval`, so a local chain costs no full interval per transaction.
-  let delay = 1
   for (;;) {
     const receipt = await getTransactionReceipt(client, {hash}).catch((error: unknown) => {
       if (error instanceof TransactionReceiptNotFoundError) return undefined
@@ -52,8 +49,7 @@ export async function waitForReceipt<transport extends Transport, chain extends 
     })
     if (receipt) return receipt
     if (Date.now() >= deadline) throw new ReceiptTimeoutError({hash, label, timeout, state: await describeTransaction(client, hash)})
-    await new Promise((resolve) => setTimeout(resolve, Math.min(delay, pollingInterval)))
-    delay *= 2
+    await new Promise((resolve) => setTimeout(resolve, pollingInterval))
   }
 }
 
