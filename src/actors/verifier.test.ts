@@ -3,7 +3,6 @@ import path from 'node:path'
 
 import {parseEther, zeroHash} from 'viem'
 
-import {defaultMarketParams} from '../chain/deployContracts.js'
 import {taskMarketAbi} from '../chain/generated/index.js'
 import {selectBackend} from '../ml/backend/index.js'
 
@@ -94,17 +93,9 @@ describe('verifier strategies and rejection claims (real anvil, real training an
   let stopMiner: () => Promise<void>
 
   before(async () => {
-    // The price is frozen at the default start. Each test submits a task and nobody settles the tasks of the
-    // tests before (they stay live), so the book's demand runs ahead of the two solvers' capacity, and a moving
-    // price climbs 12.5 % every 5 blocks. At a block every 250 ms, that passes smoke-mlp's maxPrice (2x the start)
-    // in about 8 s. A solver that reached the third test's task later than that skipped it, and waited for the
-    // price to come down for good (a clean-clone run timed out so, and the pending report showed the loop
-    // polling a live chain).
-    const price = defaultMarketParams.initialPrice
-    devnet = await startLocalDevnet({submitters: 1, solvers: 2, verifiers: 3}, 0, {
-      config: {forcedErrorBps: 0},
-      market: {initialPrice: price, priceFloor: price, priceCeiling: price},
-    })
+    // startLocalDevnet freezes the price: this block's tasks stay live across tests, and a moving price passed
+    // smoke-mlp's maxPrice before a later solver reached the third test's task (a clean-clone run timed out so).
+    devnet = await startLocalDevnet({submitters: 1, solvers: 2, verifiers: 3}, 0, {config: {forcedErrorBps: 0}})
     const at = async (account: number) => requireSigner(await connect({stateDir: devnet.stateDir, account}))
     ;[submitter, cheater, honestSolver, honestVerifier, lazyVerifier, colludingVerifier] = await Promise.all([at(1), at(2), at(3), at(4), at(5), at(6)])
     stopMiner = startMiner(submitter, 250)
