@@ -17,7 +17,7 @@ import {type BackendName, runtimeIdString, selectBackend} from '../src/ml/backen
 import {estimateWork, type WorkEstimate} from '../src/ml/estimate/estimateWork.js'
 import {measureWork, type WorkMeasurement} from '../src/ml/estimate/measureWork.js'
 import {opClasses} from '../src/ml/estimate/workTable.js'
-import {loadJobSpec} from '../src/ml/spec/index.js'
+import {loadLocalJob} from '../src/ml/data/loadLocalJob.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -53,7 +53,7 @@ export async function benchEstimate(
   }
   const rows: EstimateBenchRow[] = []
   for (const job of jobs) {
-    const spec = await loadJobSpec(path.resolve(repoRoot, job))
+    const spec = await loadLocalJob(path.resolve(repoRoot, job))
     const estimate = estimateWork(spec)
     for (const backend of backends) {
       if (backend.skipped !== undefined) continue

@@ -170,6 +170,7 @@ export async function benchPrivacy(options: PrivacyBenchOptions = defaultOptions
     }),
   )
   const dataset = (models[0] as JobSpec).dataset
+  if (!('name' in dataset)) throw new Error(`bench/privacy: expected MNIST fixtures, got ${JSON.stringify(dataset)}`)
   // Both models train on the same mapped data set per seed and mapping (a submitter would map each job's
   // data under its own key): it halves the mapping work, and needs the fixtures to read the same samples.
   if (models.some((spec) => JSON.stringify(spec.dataset) !== JSON.stringify(dataset)))

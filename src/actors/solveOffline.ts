@@ -4,7 +4,8 @@ import path from 'node:path'
 import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
-import {loadJobSpec, specHash} from '../ml/spec/index.js'
+import {loadLocalJob} from '../ml/data/loadLocalJob.js'
+import {specHash} from '../ml/spec/index.js'
 import {cheat, type StrategyName} from '../adversary/index.js'
 import {TrainingAbortedError, trainJob, type TrainResult} from '../ml/train/index.js'
 import {writeBundle} from '../pol/bundle/index.js'
@@ -42,7 +43,7 @@ export type OfflineSolveResult = {
  * so an interrupted run loses only the steps since its last checkpoint: the same command carries on.
  */
 export async function solveOffline(options: SolveOfflineOptions): Promise<OfflineSolveResult> {
-  const spec = await loadJobSpec(options.jobPath)
+  const spec = await loadLocalJob(options.jobPath)
   const warnings: string[] = []
   const unmapped = unmappedDataNotice(spec, 'the bundle is no proof for a private task, whose solvers train on the mapped data')
   if (unmapped) {

@@ -1,3 +1,5 @@
+import path from 'node:path'
+
 import type {Hex} from 'viem'
 
 import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
@@ -6,6 +8,7 @@ import {estimateWork} from '../ml/estimate/estimateWork.js'
 import {defaultWorkTable} from '../ml/estimate/workTable.js'
 import {evaluateCheckpoint} from '../ml/evaluate/index.js'
 import {type JobSpec, loadJobSpec, maxPriceWei, specHash as hashSpec} from '../ml/spec/index.js'
+import {resolveFixturePath} from '../ml/spec/resolveFixturePath.js'
 import {splitTaskSpecs} from '../ml/spec/splitTaskSpecs.js'
 import {taskStepRange} from '../ml/train/index.js'
 import type {ProofManifest} from '../pol/index.js'
@@ -16,6 +19,7 @@ import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
 import {readTaskLedgers} from '../sim/taskLedger.js'
 import {InvalidInputError} from '../errors/base.js'
 import {fetchMappedDataset} from '../ml/data/mappedDataset.js'
+import {prepareLocalData, publishDataset} from '../ml/data/publishedDataset.js'
 import {defaultKeysDir, keyFilePath, loadOrCreateSecret, readKeyFile, secretPath, writeKeyFile} from '../privacy/keyFile.js'
 import {publishPrivateData} from '../privacy/publishPrivateData.js'
 import {evaluateWrappedModel, type MappingKey} from '../privacy/wrapModel.js'
@@ -39,6 +43,8 @@ export type SubmitJobOptions = {
   keysDir?: string | undefined
   /** A private job: called once its mapped data set is in the store, before any task is posted. */
   onPrivateData?: (privacy: {mapping: string; data: Hex; bytes: number}) => void
+  /** A job on its own data: called once its data set is in the store, before any task is posted. */
+  onData?: (published: {data: Hex; bytes: number}) => void
   /** Called once per task as it lands on chain, before any waiting. */
   onSubmitted?: (task: SubmittedTask) => void
   /** Called with the phase index (0 submitted … 5 settled or expired) whenever a task moves. */
@@ -80,8 +86,9 @@ export type SubmittedTask = {
   /** Paid out of the escrow to verifiers of rejected proofs (the slashed stake's shortfall). */
   fromEscrow?: string
   refunded?: string
-  /** The last task of each copy: the delivered model's test accuracy and final checkpoint. */
+  /** The last task of each copy: the delivered model's test accuracy (NaN, null in JSON, for a regression), test loss and final checkpoint. */
   testAccuracy?: number
+  testLoss?: number
   /** A private job: the wrapped model (mapping + trained layers) on the raw test samples. */
   rawTestAccuracy?: number
   finalCheckpoint?: Hex
@@ -99,6 +106,8 @@ export type SubmitJobResult = {
   workUnits: string
   escrow: string
   tasks: SubmittedTask[]
+  /** A job on its own data: the published data set's hash (dataset.data of its tasks) and size. */
+  dataset?: {data: Hex; bytes: number}
   /** A private job (docs/privacy.md): its mapping, the mapped data set's hash and the key files written. */
   privacy?: {mapping: string; data?: Hex; keyFiles?: string[]; mappedBytes?: number}
   // The first copy's job, for scripts (`jq .testAccuracy`): its last task.
@@ -106,6 +115,7 @@ export type SubmitJobResult = {
   status?: TaskStatus
   verdict?: 'accepted' | 'rejected' | 'none'
   testAccuracy?: number
+  testLoss?: number
   /** A private job: the wrapped model (mapping + trained layers) on the raw test samples. */
   rawTestAccuracy?: number
   /** The runtime the delivered model was evaluated on. */
@@ -128,11 +138,17 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   let spec: JobSpec = options.segments === undefined ? loaded : {...loaded, verification: {...loaded.verification, segments: options.segments}}
   if (spec.privacy?.data !== undefined)
     throw new InvalidInputError(`${options.jobPath}: privacy.data: expected it absent in a job file (gensyn submit sets it to the mapped data set it stores)`)
+  if ('source' in spec.dataset && spec.dataset.data !== undefined)
+    throw new InvalidInputError(`${options.jobPath}: dataset.data: expected it absent in a job file (gensyn submit sets it to the data set it publishes)`)
+  const baseDir = path.dirname(path.resolve(resolveFixturePath('jobs', options.jobPath)))
+  // the job's own data is read and checked before anything is published or escrowed, in a dry run too
+  if ('source' in spec.dataset) await prepareLocalData(spec, {baseDir})
   const copies = options.count ?? 1
   let specs = splitTaskSpecs(spec)
   const summary = {dryRun: options.dryRun === true, name: spec.name, specHash: hashSpec(spec), maxPrice: maxPriceWei(spec).toString(), copies}
   const keysDir = options.keysDir ?? defaultKeysDir
   let privacy: SubmitJobResult['privacy'] = spec.privacy ? {mapping: spec.privacy.mapping} : undefined
+  let dataset: SubmitJobResult['dataset']
   if (options.dryRun) {
     // No chain: the deployed defaults of the work table and the verifier fee (a chain may have others).
     const tasks = Array.from({length: copies}, (_, copy) => specs.map((taskSpec, index) => estimated(taskSpec, copy, index, specs.length))).flat()
@@ -140,6 +156,13 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   }
 
   const connection = requireSigner(await connect({...options.connectOptions, needsSigner: true}))
+  if ('source' in spec.dataset) {
+    const published = await publishDataset(spec, {baseDir, store: connection.store})
+    spec = published.spec
+    specs = splitTaskSpecs(spec)
+    options.onData?.({data: published.data, bytes: published.bytes})
+    dataset = {data: published.data, bytes: published.bytes}
+  }
   let fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
   const tasks: SubmittedTask[] = []
   let mappingKey: (MappingKey & {blockNumber: bigint; blockHash: Hex; data: Hex}) | undefined
@@ -200,7 +223,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
       await writeKeyFile(file, {format: 'gensyn-privacy-key/v1', mapping, key, blockNumber: blockNumber.toString(), blockHash, data, inputShape: spec.model.inputShape, taskIds})
     privacy = {...privacy!, keyFiles}
   }
-  const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId, ...(privacy ? {privacy} : {})}
+  const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId, ...(privacy ? {privacy} : {}), ...(dataset ? {dataset} : {})}
   if (!options.wait) return result
 
   for (const task of tasks) options.onStatus?.(task.taskId!, 0, 'Submitted')
@@ -244,6 +267,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     result.verdict = first.verdict
     if (first.testAccuracy !== undefined) {
       result.testAccuracy = first.testAccuracy
+      result.testLoss = first.testLoss
       if (first.rawTestAccuracy !== undefined) result.rawTestAccuracy = first.rawTestAccuracy
       result.finalCheckpoint = first.finalCheckpoint
       result.evaluatedOn = runtimeIdString(await selectBackend(options.backend))
@@ -285,7 +309,7 @@ async function evaluateDelivered(
   finals: readonly Task[],
   mappingKey: MappingKey | undefined,
 ): Promise<void> {
-  const accuracyOf = new Map<Hex, number>()
+  const evaluationOf = new Map<Hex, {testAccuracy: number; testLoss: number}>()
   const rawAccuracyOf = new Map<Hex, number>()
   const copies = new Set(tasks.map((task) => task.copy))
   for (const copy of copies) {
@@ -297,13 +321,13 @@ async function evaluateDelivered(
     const manifest = await connection.store.getJson<ProofManifest>(final.manifestHash)
     const last = manifest.checkpoints.at(-1)
     if (!last) continue
-    let accuracy = accuracyOf.get(last.hash)
-    if (accuracy === undefined) {
-      const evaluation = await evaluateCheckpoint({spec: specs[task.index]!, checkpoint: await connection.store.get(last.hash), backend})
-      accuracy = evaluation.testAccuracy
-      accuracyOf.set(last.hash, accuracy)
+    let evaluation = evaluationOf.get(last.hash)
+    if (evaluation === undefined) {
+      evaluation = await evaluateCheckpoint({spec: specs[task.index]!, checkpoint: await connection.store.get(last.hash), backend})
+      evaluationOf.set(last.hash, evaluation)
     }
-    task.testAccuracy = accuracy
+    task.testAccuracy = evaluation.testAccuracy
+    task.testLoss = evaluation.testLoss
     task.finalCheckpoint = last.hash
     if (mappingKey) {
       let raw = rawAccuracyOf.get(last.hash)

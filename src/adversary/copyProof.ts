@@ -14,7 +14,7 @@ import {AdversaryInputError} from './errors.js'
 function trainingIdentity(spec: JobSpec): string {
   return canonicalJson({
     model: spec.model,
-    data: {name: spec.dataset.name, trainLimit: spec.dataset.trainLimit},
+    data: datasetHash(spec),
     training: spec.training,
     checkpointInterval: spec.proof.checkpointInterval,
   })

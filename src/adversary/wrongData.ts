@@ -1,19 +1,18 @@
-import type {Mnist} from '../ml/data/loadMnist.js'
+import {firstSamples, type Samples} from '../ml/data/samples.js'
 import {samplesFor} from '../ml/data/samplesFor.js'
-import {classCount} from '../ml/model/analyzeModel.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {batchIndices} from '../ml/train/batchIndices.js'
 import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
 import {taskStepRange} from '../ml/train/taskStepRange.js'
-import {TrainingSession} from '../ml/train/trainingSession.js'
+import {batchOf, TrainingSession} from '../ml/train/trainingSession.js'
 import {CommittedCheckpoints, CountingSession, type StrategyContext, type StrategyOutcome} from './context.js'
 
 /** The share of the training set the wrong-data cheater holds (the first tenth). */
 export const wrongDataShare = 0.1
 
-/** The number of training images the wrong-data cheater holds: the first ceil(trainLimit / 10). */
+/** The number of training samples the wrong-data cheater holds: the first tenth, rounded up. */
 export function wrongDataSize(spec: JobSpec): number {
-  return Math.max(1, Math.ceil(spec.dataset.trainLimit * wrongDataShare))
+  return Math.max(1, Math.ceil(samplesFor(spec, 'train').count * wrongDataShare))
 }
 
 /**
@@ -21,25 +20,17 @@ export function wrongDataSize(spec: JobSpec): number {
  * folded modulo `held`, so the batches are (mostly) other samples than the job's.
  */
 class SubsetSession extends TrainingSession {
-  private readonly held: Mnist
+  private readonly held: Samples
 
   constructor(spec: JobSpec, held: number) {
     super(spec)
     // the job's own samples (mapped ones for a private job), cut to the first `held`
-    const all = samplesFor(spec, 'train')
-    this.held = {images: all.images.subarray(0, held * 784), labels: all.labels.subarray(0, held), count: held}
+    this.held = firstSamples(this.data, held)
   }
 
   override batch(step: number): {x: Float32Array; y: Float32Array; indices: Int32Array} {
     const {batchSize, seed} = this.spec.training
-    const indices = batchIndices({seed, step, batchSize, datasetSize: this.spec.dataset.trainLimit}).map((i) => i % this.held.count)
-    const x = new Float32Array(batchSize * 784)
-    const y = new Float32Array(batchSize * classCount)
-    for (const [j, i] of indices.entries()) {
-      x.set(this.held.images.subarray(i * 784, (i + 1) * 784), j * 784)
-      y[j * classCount + (this.held.labels[i] as number)] = 1
-    }
-    return {x, y, indices}
+    return batchOf(this.held, batchIndices({seed, step, batchSize, datasetSize: this.data.count}).map((i) => i % this.held.count))
   }
 }
 

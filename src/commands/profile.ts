@@ -5,7 +5,7 @@ import type {Hex} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
 import {backendNames, type BackendName} from '../ml/backend/index.js'
-import {loadJobSpec} from '../ml/spec/index.js'
+import {loadLocalJob} from '../ml/data/loadLocalJob.js'
 import {profileJob, type ProfileResult} from '../pol/index.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import {connect, requireSigner} from '../protocol/connect.js'
@@ -53,7 +53,7 @@ export default class Profile extends BaseCommand {
     if (unknown !== undefined) throw new InvalidInputError(`--runtimes: expected names from ${backendNames.join(', ')}, got "${unknown}"`)
     const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task)
     const connection = taskId === undefined ? undefined : requireSigner(await connect({...connectOptionsFrom(flags, true), thresholds: flags['threshold-registry']}))
-    const spec = connection && taskId !== undefined ? await loadTaskSpec(connection, await getTask(connection, taskId)) : await loadJobSpec(flags.job!)
+    const spec = connection && taskId !== undefined ? await loadTaskSpec(connection, await getTask(connection, taskId)) : await loadLocalJob(flags.job!)
     const unmapped = unmappedDataNotice(spec, 'these thresholds are for raw data; `gensyn profile --task ID` profiles a submitted task on its mapped data')
     if (unmapped) this.warn(unmapped)
     const warnings = unmapped ? [unmapped] : []

@@ -6,7 +6,7 @@ import {type Address, isAddress} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
 import {type BackendName, runtimeIdString} from '../ml/backend/index.js'
-import {loadJobSpec} from '../ml/spec/index.js'
+import {loadLocalJob} from '../ml/data/loadLocalJob.js'
 import {checkpointSchedule} from '../ml/train/index.js'
 import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bundle/index.js'
 import {parseThresholds, type SamplingStrategy, type Thresholds, type VerificationMode} from '../pol/index.js'
@@ -140,7 +140,7 @@ export default class Verify extends BaseCommand {
   }
 
   private async plan(flags: {job?: string | undefined; proof?: string | undefined; segments?: number | undefined; faked: string}): Promise<PlanTable> {
-    const spec = flags.job ? await loadJobSpec(flags.job) : flags.proof ? (await readBundle(flags.proof)).spec : undefined
+    const spec = flags.job ? await loadLocalJob(flags.job) : flags.proof ? (await readBundle(flags.proof)).spec : undefined
     if (!spec) throw new InvalidInputError('--job: expected a job spec (or --proof DIR) to plan for')
     const fakedFractions = flags.faked.split(',').map((part) => Number(part.trim()))
     if (fakedFractions.some((fraction) => !(fraction > 0 && fraction <= 1))) {

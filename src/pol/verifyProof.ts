@@ -5,6 +5,7 @@ import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import {initialCheckpoint} from '../ml/checkpoint/initialCheckpoint.js'
 import {datasetHash} from '../ml/data/datasetHash.js'
+import {samplesFor} from '../ml/data/samplesFor.js'
 import {decodeCheckpoint} from '../ml/checkpoint/decodeCheckpoint.js'
 import {evaluateCheckpoint} from '../ml/evaluate/evaluateCheckpoint.js'
 import type {JobSpec} from '../ml/spec/schema.js'
@@ -317,7 +318,7 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
       const {testAccuracy} = await evaluateCheckpoint({spec, checkpoint: await store.get(c.hash), backend: runtime?.backend ?? manifest.runtime.backend})
       accuracies.push({step: c.step, testAccuracy})
     }
-    const margin = mode === 'tolerance' ? 2 / spec.dataset.testLimit : 0
+    const margin = mode === 'tolerance' ? 2 / samplesFor(spec, 'test').count : 0
     const problem = stopRuleProblem({spec, accuracies, totalSteps: last.step - range.start, maxSteps: range.end - range.start, margin})
     if (problem !== undefined) return fail('stopRule', problem)
   }

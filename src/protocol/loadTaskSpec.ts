@@ -1,13 +1,15 @@
 import type {Hex} from 'viem'
 import {InvalidInputError} from '../errors/base.js'
 import {fetchMappedDataset} from '../ml/data/mappedDataset.js'
+import {fetchDataset} from '../ml/data/publishedDataset.js'
 import {jobSpecSchema, type JobSpec, specHash} from '../ml/spec/index.js'
 import type {Connection} from './connect.js'
 import type {Task} from './types.js'
 
 /**
  * Fetches a task's spec from the blob store (hash-checked on read) and re-validates it. A private task's
- * mapped data set (docs/privacy.md) is fetched too, so training, replays and scoring can read it.
+ * mapped data set (docs/privacy.md), or a job's own published data set (`dataset.data`), is fetched too (the
+ * store checks its hash), so training, replays and scoring can read it.
  */
 export async function loadTaskSpec(connection: Pick<Connection, 'store'>, task: Pick<Task, 'id' | 'specHash'>): Promise<JobSpec> {
   const bytes = await connection.store.get(task.specHash)
@@ -18,5 +20,10 @@ export async function loadTaskSpec(connection: Pick<Connection, 'store'>, task: 
   if (parsed.data.privacy && mapped === undefined)
     throw new InvalidInputError(`task ${task.id}: its spec is private but names no mapped data set (privacy.data)`, {docsPath: 'privacy.md'})
   if (mapped !== undefined) await fetchMappedDataset(connection.store, mapped as Hex)
+  const {dataset} = parsed.data
+  if ('source' in dataset) {
+    if (dataset.data === undefined) throw new InvalidInputError(`task ${task.id}: its spec names no published data set (dataset.data)`, {docsPath: 'job-spec.md'})
+    await fetchDataset(connection.store, dataset.data as Hex)
+  }
   return parsed.data
 }

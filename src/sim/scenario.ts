@@ -7,6 +7,7 @@ import {z} from 'zod'
 
 import {strategyNames} from '../adversary/index.js'
 import {InvalidInputError} from '../errors/base.js'
+import {resolveFixturePath} from '../ml/spec/resolveFixturePath.js'
 
 /** The package root: fixtures referenced by the embedded default scenario live under it. */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -205,7 +206,9 @@ export function resolveDefaultScenario(): ResolvedScenario {
   return resolveJobs(defaultScenario, '(embedded default)', path.join(packageRoot, 'fixtures', 'jobs'))
 }
 
-export async function loadScenario(file: string): Promise<ResolvedScenario> {
+export async function loadScenario(argument: string): Promise<ResolvedScenario> {
+  // a bare name (`weather-csv`) names a shipped scenario
+  const file = resolveFixturePath('scenarios', argument)
   let text: string
   try {
     text = await readFile(file, 'utf8')

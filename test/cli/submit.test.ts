@@ -17,6 +17,10 @@ describe('gensyn submit: input validation', function () {
     {what: 'a missing file', file: 'test/fixtures/bad/does-not-exist.yaml', message: /not found.*does-not-exist\.yaml/},
     {what: 'an unknown privacy mapping', file: 'test/fixtures/bad/unknown-mapping.yaml', message: /privacy\.mapping: expected one of orthogonal, local, tanh-mix/},
     {what: 'a job file that names its own mapped data set', file: 'test/fixtures/bad/private-data-set.yaml', message: /privacy\.data: expected it absent in a job file/},
+    {what: 'a ragged CSV row', file: 'test/fixtures/bad/own-data-ragged.yaml', message: /ragged\.csv: line 3 has 2 fields, expected as many as the header$/},
+    {what: 'a model whose input does not fit the data', file: 'test/fixtures/bad/own-data-shape.yaml', message: /model\.inputShape: expected 4 values per sample \(the data's features \[4\]\), got \[5\]$/},
+    {what: 'a job file that names its own published data set', file: 'test/fixtures/bad/own-data-published.yaml', message: /dataset\.data: expected it absent in a job file/},
+    {what: 'an unknown data set', file: 'test/fixtures/bad/unknown-dataset.yaml', message: /dataset\.name: expected one of mnist, got "cifar10"$/},
   ]
   for (const {what, file, message} of cases) {
     it(`rejects ${what} with one line naming the field, exit code 2, no stack trace`, async () => {

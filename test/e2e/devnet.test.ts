@@ -6,7 +6,12 @@ import path from 'node:path'
 
 import * as tf from '@tensorflow/tfjs'
 
+import type {Hex} from 'viem'
+
+import {decodeDataset} from '../../src/ml/data/datasetBlob.js'
+import {loadLocalJob} from '../../src/ml/data/loadLocalJob.js'
 import {isAlive} from '../../src/sim/devnetProcesses.js'
+import {createLocalStore} from '../../src/store/createLocalStore.js'
 import {repoRoot, runGensyn} from '../helpers/cli.js'
 import {processesMatching, waitFor} from '../helpers/processes.js'
 
@@ -88,6 +93,23 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       assert.match(await readFile(path.join(stateDir, 'charts', `${chart}.svg`), 'utf8'), /^<svg /)
     }
     assert.equal(existsSync(path.join(stateDir, 'devnet.json')), false, 'a stale devnet.json outlived its chain')
+    assertNoOrphans(stateDir)
+  })
+
+  it('settles a job on its own CSV data, named by short name: the store holds the exact bytes the spec hashes', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', 'weather-csv', '--until-settled', '--json', '--state-dir', stateDir])
+    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
+    const report = lastJsonLine(String(run.stdout))
+    assert.equal(report.ok, true, report.failures.join('; '))
+    assert.equal(report.tasks[0]?.verdict, 'accepted')
+    // 5 weather classes: the majority class (rain) is 44 % of the days
+    assert.ok((report.tasks[0]?.testAccuracy ?? 0) >= 0.7, `test accuracy ${report.tasks[0]?.testAccuracy}`)
+    assert.equal(report.conservation.ok, true)
+    const local = await loadLocalJob('weather-csv')
+    const data = 'source' in local.dataset ? (local.dataset.data as Hex) : undefined
+    assert.ok(data)
+    const published = decodeDataset(await createLocalStore(path.join(stateDir, 'store')).get(data))
+    assert.deepEqual(published.classNames, ['drizzle', 'fog', 'rain', 'snow', 'sun'])
     assertNoOrphans(stateDir)
   })
 

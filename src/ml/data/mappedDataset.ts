@@ -3,6 +3,7 @@ import {sha256Hex} from '../../store/sha256.js'
 import type {BlobStore} from '../../store/types.js'
 import type {PrivacyMapping} from '../spec/schema.js'
 import {DatasetError, type Mnist} from './loadMnist.js'
+import {BlobDatasets} from './blobDatasets.js'
 
 /**
  * A private job's published data (docs/privacy.md): the submitter's keyed mapping applied to the first
@@ -73,44 +74,31 @@ export function decodeMappedDataset(bytes: Uint8Array): MappedDataset {
   return {mapping: header.mapping as PrivacyMapping, features, train, test}
 }
 
-/**
- * The mapped data sets this process holds, most recently used last. A long-running worker meets many private
- * tasks (44 MB each for the fixtures), so only the last few are kept; a session that already read one keeps its
- * arrays, and loadTaskSpec fetches an evicted one again.
- */
-const loaded = new Map<Hex, MappedDataset>()
+/** The mapped data sets this process holds, most recently used last (loadTaskSpec fetches an evicted one again). */
 export const mappedDatasetsKept = 4
-
-function remember(hash: Hex, dataset: MappedDataset): void {
-  loaded.delete(hash)
-  loaded.set(hash, dataset)
-  for (const oldest of loaded.keys()) {
-    if (loaded.size <= mappedDatasetsKept) break
-    loaded.delete(oldest)
-  }
-}
+const mapped = new BlobDatasets<MappedDataset>(
+  mappedDatasetsKept,
+  decodeMappedDataset,
+  (hash) =>
+    new DatasetError(`mapped data set ${hash} is not loaded in this process`, {
+      details: 'A private task trains on the mapped data its spec names: fetch it from the blob store first (loadTaskSpec does).',
+      docsPath: 'privacy.md',
+    }),
+)
 
 /** Makes a mapped data set available to training and evaluation in this process under its blob hash. */
 export function registerMappedDataset(hash: Hex, dataset: MappedDataset): void {
-  remember(hash, dataset)
+  mapped.register(hash, dataset)
 }
 
 /** The mapped data set named `hash`, from this process's cache or else the store (which checks the hash). */
-export async function fetchMappedDataset(store: Pick<BlobStore, 'get'>, hash: Hex): Promise<MappedDataset> {
-  const dataset = loaded.get(hash) ?? decodeMappedDataset(await store.get(hash))
-  remember(hash, dataset)
-  return dataset
+export function fetchMappedDataset(store: Pick<BlobStore, 'get'>, hash: Hex): Promise<MappedDataset> {
+  return mapped.fetch(store, hash)
 }
 
 /** A registered mapped data set; throws when this process has not fetched it (see {@link fetchMappedDataset}). */
 export function mappedDataset(hash: Hex): MappedDataset {
-  const dataset = loaded.get(hash)
-  if (!dataset)
-    throw new DatasetError(`mapped data set ${hash} is not loaded in this process`, {
-      details: 'A private task trains on the mapped data its spec names: fetch it from the blob store first (loadTaskSpec does).',
-      docsPath: 'privacy.md',
-    })
-  return dataset
+  return mapped.require(hash)
 }
 
 /** The blob hash of an encoded data set (what a private task spec's privacy.data names). */

@@ -3,6 +3,7 @@ import {readdirSync} from 'node:fs'
 import path from 'node:path'
 
 import {InvalidInputError} from '../../errors/base.js'
+import {loadLocalJob} from '../data/loadLocalJob.js'
 import {loadJobSpec} from '../spec/loadJobSpec.js'
 import {parseJobSpec} from '../spec/parseJobSpec.js'
 import type {JobSpec} from '../spec/schema.js'
@@ -76,7 +77,7 @@ describe('estimateWork: estimated against measured FLOPs (real tfjs wasm trainin
     assert.ok(Math.abs(estimated - measured) <= 0.1 * measured, `${what}: estimated ${estimated}, measured ${measured} (${((estimated / measured - 1) * 100).toFixed(2)} %)`)
 
   const cases: [string, () => Promise<JobSpec>][] = [
-    ...fixtures.map((file): [string, () => Promise<JobSpec>] => [file, () => loadJobSpec(file)]),
+    ...fixtures.map((file): [string, () => Promise<JobSpec>] => [file, () => loadLocalJob(file)]),
     ...Object.entries(variants).map(([name, job]): [string, () => Promise<JobSpec>] => [name, async () => job]),
   ]
   for (const [name, load] of cases) {

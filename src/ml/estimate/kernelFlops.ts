@@ -76,6 +76,11 @@ export function kernelFlops(kernelName: string, {inputs, outputs, attrs}: Kernel
     count.elementwise = out
     return count
   }
+  if (kernelName === 'SquaredDifference') {
+    // (a - b) * (a - b): a subtract and a multiply per output element
+    count.elementwise = 2 * out
+    return count
+  }
   if (reductions.has(kernelName)) {
     count.elementwise = size(inputs.x)
     return count

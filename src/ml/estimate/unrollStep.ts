@@ -1,17 +1,11 @@
-import {classCount, pair} from '../model/analyzeModel.js'
+import {pair} from '../model/analyzeModel.js'
 import {analyzed} from '../model/initialWeights.js'
-import type {JobSpec, LayerSpec} from '../spec/schema.js'
+import {type JobSpec, type LayerSpec, lossOf} from '../spec/schema.js'
 import type {KernelShapes} from './kernelFlops.js'
+import {unrollLoss} from './unrollLoss.js'
+import type {StepPhase, UnrolledOp} from './unrolledOp.js'
 
-export type StepPhase = 'forward' | 'loss' | 'backward' | 'optimizer'
-
-/** One kernel call a training step makes, as the estimator predicts it. */
-export type UnrolledOp = KernelShapes & {
-  phase: StepPhase
-  /** The model layer the call belongs to (forward and backward), or the parameter's index (optimizer). */
-  layer?: number | undefined
-  kernelName: string
-}
+export type {StepPhase, UnrolledOp} from './unrolledOp.js'
 
 type Activation = Extract<LayerSpec, {type: 'dense'}>['activation']
 
@@ -90,30 +84,8 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     }
   }
 
-  // loss: tf.losses.softmaxCrossEntropy(y, logits) = mean over the batch of -sum(y * (logits - logSumExp(logits)))
-  const logits = [B, classCount]
-  const rows = [B]
-  const row = [B, 1]
-  emit('loss', undefined, 'Max', {x: logits}, row)
-  binary('loss', undefined, 'Sub', logits, row, logits)
-  emit('loss', undefined, 'Exp', {x: logits}, logits)
-  emit('loss', undefined, 'Sum', {x: logits}, rows)
-  emit('loss', undefined, 'Log', {x: rows}, rows)
-  binary('loss', undefined, 'Add', rows, rows)
-  binary('loss', undefined, 'Sub', logits, row, logits)
-  binary('loss', undefined, 'Multiply', logits, logits)
-  emit('loss', undefined, 'Neg', {x: logits}, logits)
-  emit('loss', undefined, 'Sum', {x: logits}, rows)
-  emit('loss', undefined, 'Sum', {x: rows}, [])
-  binary('loss', undefined, 'RealDiv', [], [])
-  // its gradient: the mean's division and sum, then the custom gradient (labels and logits)
-  binary('loss', undefined, 'RealDiv', [], [])
-  binary('loss', undefined, 'Multiply', [1], rows, rows)
-  for (let i = 0; i < 2; i++) {
-    emit('loss', undefined, 'Exp', {x: logits}, logits)
-    binary('loss', undefined, 'Sub', logits, logits)
-    binary('loss', undefined, 'Multiply', row, logits, logits)
-  }
+  // loss, forward and its gradient (src/ml/estimate/unrollLoss.ts)
+  ops.push(...unrollLoss(lossOf(spec), [B, ...(layers[lastIndex]?.outputShape ?? [])]))
 
   // backward: layers in reverse; `onPath` = some layer before this one has weights, so its input needs a gradient
   const firstWeighted = layers.findIndex(({layer}) => layer.type === 'dense' || layer.type === 'conv2d')

@@ -3,17 +3,19 @@ import {selectBackend} from '../backend/selectBackend.js'
 import type {BackendName} from '../backend/runtimeId.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
 import type {Checkpoint} from '../checkpoint/types.js'
+import {targetSize} from '../data/samples.js'
 import {samplesFor} from '../data/samplesFor.js'
-import {classCount} from '../model/analyzeModel.js'
 import {forward} from '../model/forward.js'
 import {modelWeights} from '../model/initialWeights.js'
-import type {JobSpec} from '../spec/schema.js'
+import {type JobSpec, lossOf} from '../spec/schema.js'
 import {CheckpointMismatchError} from '../train/errors.js'
+import {lossTensor} from '../train/lossTensor.js'
+import {batchOf} from '../train/trainingSession.js'
 
 export type Evaluation = {
-  /** Fraction of the first `dataset.testLimit` test images classified correctly (argmax). */
+  /** Fraction of the test samples classified correctly (argmax); NaN for a regression (it has no classes). */
   testAccuracy: number
-  /** Mean softmax cross-entropy over those images. */
+  /** Mean loss over those samples: the training loss (softmax cross-entropy, MSE or MAE; a regression's on normalised labels). */
   testLoss: number
   count: number
 }
@@ -33,27 +35,29 @@ export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: Job
     throw new CheckpointMismatchError(`checkpoint: expected the weights of job ${spec.name} (${expected.map((w) => w.name).join(', ')}), got ${cp.weights.map((w) => w.name).join(', ')}`)
   const test = samplesFor(spec, 'test')
   const params = cp.weights.map((w) => tf.tensor(w.values, w.shape, 'float32'))
+  const loss = lossOf(spec)
   let correct = 0
   let lossSum = 0
   try {
     const batch = 500
     for (let start = 0; start < test.count; start += batch) {
       const n = Math.min(batch, test.count - start)
-      const labels = test.labels.subarray(start, start + n)
+      const rows = batchOf(test, Int32Array.from({length: n}, (_, i) => start + i))
       const [predicted, losses] = tf.tidy(() => {
-        const x = tf.tensor(test.images.subarray(start * 784, (start + n) * 784), [n, ...spec.model.inputShape], 'float32')
-        const y = tf.oneHot(tf.tensor1d(Int32Array.from(labels), 'int32'), classCount)
-        const logits = forward(spec, params, x, {training: false})
-        const loss = tf.losses.softmaxCrossEntropy(y, logits, undefined, undefined, tf.Reduction.NONE)
-        return [tf.argMax(logits, 1).dataSync() as Int32Array, loss.dataSync() as Float32Array]
+        const x = tf.tensor(rows.x, [n, ...spec.model.inputShape], 'float32')
+        const y = tf.tensor2d(rows.y, [n, targetSize(test)], 'float32')
+        const outputs = forward(spec, params, x, {training: false})
+        const perSample = lossTensor(loss, y, outputs, 'none')
+        return [test.task === 'classification' ? (tf.argMax(outputs, 1).dataSync() as Int32Array) : undefined, perSample.dataSync() as Float32Array]
       })
       for (let i = 0; i < n; i++) {
-        if (predicted[i] === labels[i]) correct++
+        if (test.task === 'classification' && predicted?.[i] === test.labels[start + i]) correct++
         lossSum += losses[i] as number
       }
     }
   } finally {
     for (const p of params) p.dispose()
   }
+  if (test.task === 'regression') return {testAccuracy: Number.NaN, testLoss: lossSum / test.count, count: test.count}
   return {testAccuracy: correct / test.count, testLoss: lossSum / test.count, count: test.count}
 }

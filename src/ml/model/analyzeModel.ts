@@ -1,8 +1,5 @@
 import type {LayerSpec, ModelSpec} from '../spec/schema.js'
 
-/** Number of MNIST classes: the last layer must output this many values. */
-export const classCount = 10
-
 export type WeightInfo = {
   /** Canonical weight name, e.g. `0/dense/kernel` (layer index / layer type / role). */
   name: string
@@ -108,13 +105,11 @@ export function analyzeModel(model: ModelSpec): ModelAnalysis {
   if (last === undefined) return {ok: false, path: ['layers'], message: 'expected at least one layer'}
   if (last.type !== 'dense')
     return {ok: false, path: ['layers', lastIndex, 'type'], message: `expected the last layer to be dense, got "${last.type}"`}
-  if (last.units !== classCount)
-    return {ok: false, path: ['layers', lastIndex, 'units'], message: `expected ${classCount} (MNIST classes) in the last layer, got ${last.units}`}
   if (last.activation !== 'softmax' && last.activation !== 'linear')
     return {
       ok: false,
       path: ['layers', lastIndex, 'activation'],
-      message: `expected softmax or linear (logits) in the last layer, got "${last.activation}"`,
+      message: `expected softmax or linear (logits, or a regression's values) in the last layer, got "${last.activation}"`,
     }
   const weights = layers.flatMap((l) => l.weights)
   return {

@@ -1,4 +1,4 @@
-export {analyzeModel, classCount, pair, type LayerInfo, type ModelAnalysis, type WeightInfo} from './analyzeModel.js'
+export {analyzeModel, pair, type LayerInfo, type ModelAnalysis, type WeightInfo} from './analyzeModel.js'
 export {buildModel} from './buildModel.js'
 export {dropoutMask} from './dropoutMask.js'
 export {forward, outputsFromLogits, type ForwardMode} from './forward.js'

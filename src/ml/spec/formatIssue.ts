@@ -55,7 +55,8 @@ function schemaAt(path: readonly PropertyKey[], input: unknown): unknown {
           const literal = defOf(defOf(option)?.shape?.[def.discriminator as string])
           return literal?.values?.includes(tag)
         })
-      } else break
+      } else if (def.type === 'union' && def.options) node = def.options[bestOption(def.options, value)]
+      else break
     }
     if (i === path.length) return node
     const key = path[i]
@@ -66,6 +67,18 @@ function schemaAt(path: readonly PropertyKey[], input: unknown): unknown {
     value = (value as Record<PropertyKey, unknown> | undefined)?.[key as string]
   }
   return node
+}
+
+/** The option of a plain union that a value most likely meant: the object whose keys it shares most. */
+function bestOption(options: readonly unknown[], value: unknown): number {
+  const keys = value !== null && typeof value === 'object' ? Object.keys(value) : []
+  const scores = options.map((option) => {
+    let def = defOf(option)
+    while (def && (def.type === 'default' || def.type === 'optional') && def.innerType) def = defOf(def.innerType)
+    const shape = def?.type === 'object' ? Object.keys(def.shape ?? {}) : []
+    return keys.filter((key) => shape.includes(key)).length - keys.filter((key) => !shape.includes(key)).length
+  })
+  return scores.indexOf(Math.max(...scores))
 }
 
 function valueAt(path: readonly PropertyKey[], input: unknown): unknown {
@@ -108,6 +121,11 @@ export function formatIssue(issue: Issue, input: unknown): string {
         const tags = unionDef?.options?.flatMap((o) => defOf(defOf(o)?.shape?.[issue.discriminator as string])?.values ?? []) ?? []
         return `${path}: expected one of ${tags.join(', ')}, got ${describeValue(valueAt(issue.path, input))}`
       }
+      // a plain union (dataset: MNIST or a file): report the first problem of the form the input is closest to
+      const unionDef = unionBefore(issue.path, input)
+      const branch = unionDef?.options ? issue.errors[bestOption(unionDef.options, valueAt(issue.path, input))] : undefined
+      const first = branch?.[0]
+      if (first) return formatIssue({...first, path: [...issue.path, ...first.path]} as Issue, input)
       return `${path}: expected one of the allowed forms, got ${got}`
     }
     case 'unrecognized_keys': {

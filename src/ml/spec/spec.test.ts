@@ -39,7 +39,7 @@ describe('job spec', () => {
     it(`parses fixtures/jobs/${name}.yaml`, async () => {
       const job = await loadJobSpec(`fixtures/jobs/${name}.yaml`)
       assert.equal(job.name, name)
-      assert.equal(job.dataset.name, 'mnist')
+      assert.equal('name' in job.dataset && job.dataset.name, 'mnist')
       assert.match(specHash(job), /^0x[0-9a-f]{64}$/)
     })
   }
@@ -90,7 +90,7 @@ describe('job spec', () => {
     [
       'an unknown key',
       spec({training: `training: {steps: 10, lr: 0.1}`}),
-      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed, stopAt',
+      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed, loss, stopAt',
     ],
     ['a missing section', spec({training: ''}), 'job.yaml: training: required, expected an object'],
     [

@@ -1,13 +1,13 @@
 import * as tf from '@tensorflow/tfjs'
 import type {Checkpoint, CheckpointTensor} from '../checkpoint/types.js'
-import type {Mnist} from '../data/loadMnist.js'
+import {type Samples, targetSize, writeTarget} from '../data/samples.js'
 import {samplesFor} from '../data/samplesFor.js'
-import {classCount} from '../model/analyzeModel.js'
 import {forward} from '../model/forward.js'
 import {modelWeights} from '../model/initialWeights.js'
-import type {JobSpec} from '../spec/schema.js'
+import {type JobSpec, lossOf} from '../spec/schema.js'
 import {batchIndices} from './batchIndices.js'
 import {CheckpointMismatchError, TrainingAbortedError} from './errors.js'
+import {lossTensor} from './lossTensor.js'
 
 export type RunOptions = {
   /** Called after each step with the new step count and that step's batch loss (forces a device read). */
@@ -16,6 +16,18 @@ export type RunOptions = {
   onBoundary?: ((step: number) => void | Promise<void>) | undefined
   stopAt?: ReadonlySet<number> | undefined
   signal?: AbortSignal | undefined
+}
+
+/** The features and targets of `indices` (rows of `samples`), as a batch: x [B, featureSize], y [B, outputs]. */
+export function batchOf(samples: Samples, indices: Int32Array): {x: Float32Array; y: Float32Array; indices: Int32Array} {
+  const size = samples.featureSize
+  const x = new Float32Array(indices.length * size)
+  const y = new Float32Array(indices.length * targetSize(samples))
+  for (const [j, i] of indices.entries()) {
+    x.set(samples.features.subarray(i * size, (i + 1) * size), j * size)
+    writeTarget(samples, i, y, j)
+  }
+  return {x, y, indices}
 }
 
 /**
@@ -33,7 +45,7 @@ export class TrainingSession {
   private t = 0
   private beta1Power = 1
   private beta2Power = 1
-  private readonly data: Mnist
+  protected readonly data: Samples
   private readonly names: string[]
   private readonly shapes: number[][]
 
@@ -89,17 +101,10 @@ export class TrainingSession {
     }
   }
 
-  /** The input batch of a step as float32 pixels [B, ...inputShape] and one-hot labels [B, 10]. */
+  /** The input batch of a step: float32 features [B, ...inputShape] and targets [B, outputs] (one-hot classes or values). */
   batch(step: number): {x: Float32Array; y: Float32Array; indices: Int32Array} {
     const {batchSize, seed} = this.spec.training
-    const indices = batchIndices({seed, step, batchSize, datasetSize: this.data.count})
-    const x = new Float32Array(batchSize * 784)
-    const y = new Float32Array(batchSize * classCount)
-    for (const [j, i] of indices.entries()) {
-      x.set(this.data.images.subarray(i * 784, (i + 1) * 784), j * 784)
-      y[j * classCount + (this.data.labels[i] as number)] = 1
-    }
-    return {x, y, indices}
+    return batchOf(this.data, batchIndices({seed, step, batchSize, datasetSize: this.data.count}))
   }
 
   /** Runs steps until the state reaches `toStep`. Returns the last step's loss (NaN when no step ran). */
@@ -139,10 +144,10 @@ export class TrainingSession {
     }
     const result = tf.tidy(() => {
       const x = tf.tensor(xValues, [batchSize, ...spec.model.inputShape], 'float32')
-      const y = tf.tensor2d(yValues, [batchSize, classCount], 'float32')
-      const lossOf = (...params: tf.Tensor[]) =>
-        tf.losses.softmaxCrossEntropy(y, forward(spec, params, x, {training: true, seed, step})) as tf.Scalar
-      const {value, grads} = tf.valueAndGrads(lossOf)(this.params)
+      const y = tf.tensor2d(yValues, [batchSize, targetSize(this.data)], 'float32')
+      const loss = lossOf(spec)
+      const lossOfParams = (...params: tf.Tensor[]) => lossTensor(loss, y, forward(spec, params, x, {training: true, seed, step})) as tf.Scalar
+      const {value, grads} = tf.valueAndGrads(lossOfParams)(this.params)
       if (optimizer.type === 'sgd') {
         const lr = tf.scalar(Math.fround(optimizer.learningRate), 'float32')
         return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(grads[i] as tf.Tensor, lr))), m: [], v: []}

@@ -1,0 +1,15 @@
+import path from 'node:path'
+
+import {loadJobSpec} from '../spec/loadJobSpec.js'
+import {resolveFixturePath} from '../spec/resolveFixturePath.js'
+import type {JobSpec} from '../spec/schema.js'
+import {prepareLocalData} from './publishedDataset.js'
+
+/**
+ * A job file for the offline paths (solve --job, profile --job, verify --job): the validated spec, with a job's
+ * own data read from beside the job file, checked and registered under its hash (`dataset.data` set).
+ */
+export async function loadLocalJob(jobPath: string): Promise<JobSpec> {
+  const spec = await loadJobSpec(jobPath)
+  return (await prepareLocalData(spec, {baseDir: path.dirname(path.resolve(resolveFixturePath('jobs', jobPath)))}))?.spec ?? spec
+}

@@ -1,0 +1,51 @@
+import type {Mnist} from './loadMnist.js'
+
+/** What a data set's labels are: class ids (softmax cross-entropy) or real values (MSE / MAE). */
+export type DataTask = 'classification' | 'regression'
+
+/**
+ * One split of a data set as training reads it: `count` samples of `featureSize` float32 features each
+ * (row-major, read in the model's inputShape), and their targets.
+ */
+export type Samples = {count: number; featureSize: number; features: Float32Array} & (
+  | {task: 'classification'; classes: number; labels: Int32Array}
+  | {task: 'regression'; outputs: number; values: Float32Array}
+)
+
+/** Values per sample the model's last layer outputs and the loss compares: classes, or regression outputs. */
+export function targetSize(samples: Samples): number {
+  return samples.task === 'classification' ? samples.classes : samples.outputs
+}
+
+/** Writes sample `i`'s target at `row` of `out` ([rows, targetSize]): a one-hot row, or the values. */
+export function writeTarget(samples: Samples, i: number, out: Float32Array, row: number): void {
+  const size = targetSize(samples)
+  if (samples.task === 'classification') out[row * size + (samples.labels[i] as number)] = 1
+  else out.set(samples.values.subarray(i * size, (i + 1) * size), row * size)
+}
+
+/** The first `count` samples of a split (views, no copy). */
+export function firstSamples(samples: Samples, count: number): Samples {
+  const n = Math.min(count, samples.count)
+  const features = samples.features.subarray(0, n * samples.featureSize)
+  if (samples.task === 'classification') return {...samples, count: n, features, labels: samples.labels.subarray(0, n)}
+  return {...samples, count: n, features, values: samples.values.subarray(0, n * samples.outputs)}
+}
+
+const fromMnistCache = new WeakMap<Mnist, Samples>()
+
+/** MNIST's samples (and a private job's mapped ones, which keep MNIST's layout) as {@link Samples}: 10 classes. */
+export function samplesFromMnist(data: Mnist): Samples {
+  const cached = fromMnistCache.get(data)
+  if (cached) return cached
+  const samples: Samples = {
+    task: 'classification',
+    classes: 10,
+    count: data.count,
+    featureSize: data.count === 0 ? 0 : data.images.length / data.count,
+    features: data.images,
+    labels: Int32Array.from(data.labels),
+  }
+  fromMnistCache.set(data, samples)
+  return samples
+}
