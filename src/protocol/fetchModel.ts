@@ -1,7 +1,7 @@
 import type {Hex} from 'viem'
 
 import {BaseError} from '../errors/base.js'
-import {exportModel} from '../ml/export/index.js'
+import {exportModel, exportWeights} from '../ml/export/index.js'
 import type {ProofManifest} from '../pol/index.js'
 import {PrivacyError} from '../privacy/errors.js'
 import type {PrivacyKey} from '../privacy/keyFile.js'
@@ -21,7 +21,8 @@ export type FetchModelResult = {
 }
 
 /**
- * Exports the final checkpoint of a task as a tfjs layers model (model.json + weights.bin). With a private
+ * Exports the final checkpoint of a task as a tfjs layers model (model.json + weights.bin), and as
+ * model.safetensors with model-card.json (spec, data hash, proof root, test metrics). With a private
  * task's key, the mapping goes in front as frozen layers, so the model takes raw inputs (docs/privacy.md).
  */
 export async function fetchModel(options: {connection: Connection; taskId: bigint; outDir: string; force?: boolean; key?: PrivacyKey | undefined}): Promise<FetchModelResult> {
@@ -48,5 +49,6 @@ export async function fetchModel(options: {connection: Connection; taskId: bigin
     return {...base, files, inputs: 'raw'}
   }
   const {files} = await exportModel({spec, checkpoint, outDir: options.outDir})
-  return {...base, files, ...(spec.privacy ? {inputs: 'mapped' as const} : {})}
+  const weights = await exportWeights({spec, checkpoint, checkpointHash: last.hash, proofRoot: manifest.merkleRoot, taskId: taskId.toString(), outDir: options.outDir})
+  return {...base, files: [...files, ...weights.files], ...(spec.privacy ? {inputs: 'mapped' as const} : {})}
 }

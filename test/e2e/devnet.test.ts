@@ -9,6 +9,7 @@ import * as tf from '@tensorflow/tfjs'
 import type {Hex} from 'viem'
 
 import {decodeDataset} from '../../src/ml/data/datasetBlob.js'
+import {decodeSafetensors} from '../../src/ml/export/safetensors.js'
 import {loadLocalJob} from '../../src/ml/data/loadLocalJob.js'
 import {isAlive} from '../../src/sim/devnetProcesses.js'
 import {createLocalStore} from '../../src/store/createLocalStore.js'
@@ -192,6 +193,13 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       )
       const prediction = model.predict(tf.zeros([1, 784])) as tf.Tensor
       assert.deepEqual(prediction.shape, [1, 10])
+      // the same weights as safetensors, and a card naming the proof they came from
+      const safetensors = decodeSafetensors(new Uint8Array(await readFile(path.join(outDir, 'model.safetensors'))))
+      assert.deepEqual(new Float32Array(new Uint8Array(weights).buffer, 0, safetensors.tensors[0]!.values.length), safetensors.tensors[0]!.values)
+      const card = JSON.parse(await readFile(path.join(outDir, 'model-card.json'), 'utf8')) as {taskId: string; proofRoot: string; metrics: {testAccuracy: number}}
+      assert.equal(card.taskId, '1')
+      assert.equal(safetensors.metadata['gensyn_proof_root'], card.proofRoot)
+      assert.ok(card.metrics.testAccuracy >= 0.85, `card test accuracy ${card.metrics.testAccuracy}`)
 
       // `devnet report` reads a running devnet's chain: the settled task's phases and the actors by name.
       const reportDir = path.join(stateDir, 'live-report')

@@ -9,11 +9,11 @@ import {connectionFlags} from '../../ui/flags.js'
 import {parseTaskId} from '../../ui/parseTaskId.js'
 
 export default class ModelsGet extends BaseCommand {
-  static override summary = "Write a task's trained model to a folder that TensorFlow.js can load."
+  static override summary = "Write a task's trained model to a folder: TensorFlow.js files, safetensors and a model card."
   static override description =
-    'Takes the final checkpoint of a settled, accepted task from the blob store (hash-checked), rebuilds the model from the task\'s spec and writes model.json + weights.bin in the tfjs layers format.'
+    'Takes the final checkpoint of a settled, accepted task from the blob store (hash-checked), rebuilds the model from the task\'s spec and writes model.json + weights.bin in the tfjs layers format, the weights as model.safetensors (PyTorch, JAX, numpy), and model-card.json (spec, data hash, proof root, test metrics, the data\'s normalisation).'
   static override examples = [
-    {description: 'Fetch the model of task 1', command: '<%= config.bin %> <%= command.id %> 1 --out ./model'},
+    {description: 'Fetch the model of task 1: model.json + weights.bin (tfjs), model.safetensors + model-card.json', command: '<%= config.bin %> <%= command.id %> 1 --out ./model'},
     {
       description: 'A private task: put its mapping in front, so the model takes raw inputs (the key file gensyn submit wrote)',
       command: '<%= config.bin %> <%= command.id %> 3 --out ./model --key .gensyn/keys/task-3.json',
