@@ -315,10 +315,12 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     const last = manifest.checkpoints[manifest.checkpoints.length - 1] as {step: number}
     accuracies = []
     for (const c of manifest.checkpoints.slice(1)) {
-      const {testAccuracy} = await evaluateCheckpoint({spec, checkpoint: await store.get(c.hash), backend: runtime?.backend ?? manifest.runtime.backend})
-      accuracies.push({step: c.step, testAccuracy})
+      const {testAccuracy, testLoss} = await evaluateCheckpoint({spec, checkpoint: await store.get(c.hash), backend: runtime?.backend ?? manifest.runtime.backend})
+      accuracies.push({step: c.step, testAccuracy, testLoss})
     }
-    const margin = mode === 'tolerance' ? 2 / samplesFor(spec, 'test').count : 0
+    // tolerance: two test samples of accuracy, or 0.1 % of the target loss (another runtime's rounding)
+    const lossTarget = spec.training.stopAt.testLoss
+    const margin = mode === 'tolerance' ? (lossTarget === undefined ? 2 / samplesFor(spec, 'test').count : lossTarget * 1e-3) : 0
     const problem = stopRuleProblem({spec, accuracies, totalSteps: last.step - range.start, maxSteps: range.end - range.start, margin})
     if (problem !== undefined) return fail('stopRule', problem)
   }

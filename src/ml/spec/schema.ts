@@ -145,8 +145,10 @@ const fileDatasetSchema = z
 const datasetSchema = z.union([mnistDatasetSchema, fileDatasetSchema])
 const stopAtSchema = z
   .strictObject({
-    testAccuracy: z.number().gt(0).max(1).describe('stop at the first checkpoint whose test accuracy is at least this (classification)'),
+    testAccuracy: z.number().gt(0).max(1).optional().describe('stop at the first checkpoint whose test accuracy is at least this (classification)'),
+    testLoss: z.number().positive().optional().describe('stop at the first checkpoint whose mean test loss is at most this (any task)'),
   })
+  .refine((stopAt) => (stopAt.testAccuracy === undefined) !== (stopAt.testLoss === undefined), {error: 'expected exactly one of testAccuracy and testLoss'})
   .describe('early stop: the task ends at the first checkpoint that reaches the target (docs/market.md, section 2)')
 
 const trainingSchema = z.strictObject({
@@ -236,8 +238,8 @@ export const jobSpecSchema = z
     if (loss !== undefined && (loss === 'crossEntropy') === regression)
       ctx.addIssue({code: 'custom', message: `expected ${regression ? 'mse or mae for a regression' : 'crossEntropy for classes'}, got "${loss}"`, path: ['training', 'loss']})
     if ('source' in spec.dataset) {
-      if (spec.dataset.task === 'regression' && spec.training.stopAt !== undefined)
-        ctx.addIssue({code: 'custom', message: 'expected no stopAt for a regression: the early stop reads test accuracy', path: ['training', 'stopAt']})
+      if (spec.dataset.task === 'regression' && spec.training.stopAt?.testAccuracy !== undefined)
+        ctx.addIssue({code: 'custom', message: 'expected testLoss for a regression: it has no test accuracy', path: ['training', 'stopAt', 'testAccuracy']})
       if (spec.dataset.task === 'regression' && spec.dataset.classes !== undefined)
         ctx.addIssue({code: 'custom', message: 'expected no classes for a regression', path: ['dataset', 'classes']})
       if (spec.privacy)

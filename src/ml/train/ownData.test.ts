@@ -12,6 +12,7 @@ import type {BlobStore} from '../../store/types.js'
 import {datasetHash} from '../data/datasetHash.js'
 import {loadLocalJob} from '../data/loadLocalJob.js'
 import {evaluateCheckpoint} from '../evaluate/evaluateCheckpoint.js'
+import {stopRuleProblem} from './stopRule.js'
 import {trainJob} from './trainJob.js'
 
 const randomness: Hex = `0x${'cd'.repeat(32)}`
@@ -46,4 +47,26 @@ describe('training on your own data: learns, proves, replays bit for bit, and a 
       assert.equal(caught.checks.replay, 'fail')
     })
   }
+
+  it('penguins-parquet: training.stopAt.testLoss stops a regression at the first checkpoint at or below the target, and the verifier checks it', async () => {
+    const spec = await loadLocalJob('fixtures/jobs/penguins-parquet.yaml')
+    const losses: number[] = []
+    const full = await trainJob({spec: {...spec, training: {...spec.training, stopAt: {testLoss: 1e-9}}}, store})
+    for (const measured of full.accuracies) losses.push(measured.testLoss as number)
+    assert.equal(losses.length, 3, 'checkpoints 100, 200 and 300 are scored')
+    // this small net is best after 100 steps (later it overfits): stop there
+    const target = losses[0]!
+    assert.ok(losses.slice(1).every((loss) => loss > target), `losses ${losses}`)
+    const stopping = {...spec, training: {...spec.training, stopAt: {testLoss: target}}}
+    const stopped = await trainJob({spec: stopping, store})
+    assert.equal(stopped.checkpoints.at(-1)!.step, 100)
+    assert.equal(stopped.stoppedEarly, true)
+    const report = await verifyProof({spec: stopping, store, manifestHash: stopped.manifestHash, randomness})
+    assert.equal(report.accepted, true, report.reason)
+    // a proof that trained on past the checkpoint that reached the target breaks the stop rule
+    assert.match(
+      stopRuleProblem({spec: stopping, accuracies: full.accuracies, totalSteps: 300, maxSteps: 300}) ?? '',
+      /^stop rule: checkpoint at step 100 reaches test loss [0-9.]+ <= training\.stopAt\.testLoss [0-9.]+, so the task had to stop there$/,
+    )
+  })
 })

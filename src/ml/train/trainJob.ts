@@ -108,9 +108,9 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
     /** Scores a checkpoint after the first (with stopAt) and says whether the task stops there. */
     const stopsAt = async (step: number, state: Checkpoint): Promise<boolean> => {
       if (spec.training.stopAt === undefined) return false
-      const {testAccuracy} = await evaluateCheckpoint({spec, checkpoint: state, backend: runtime.backend})
-      accuracies.push({step, testAccuracy})
-      return reachesStopTarget(spec, testAccuracy)
+      const {testAccuracy, testLoss} = await evaluateCheckpoint({spec, checkpoint: state, backend: runtime.backend})
+      accuracies.push({step, testAccuracy, testLoss})
+      return reachesStopTarget(spec, {testAccuracy, testLoss})
     }
     let stopped = false
     if (resume && !(resume.checkpoints === undefined && resume.step === range.start)) {
