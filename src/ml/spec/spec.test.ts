@@ -161,7 +161,21 @@ describe('job spec', () => {
     [
       'a stopAt on another metric',
       spec({training: 'training: {steps: 10, stopAt: {testAccuracy: 0.9, loss: 0.1}}'}),
-      'job.yaml: training.stopAt.loss: unknown key, expected one of testAccuracy',
+      'job.yaml: training.stopAt.loss: unknown key, expected one of testAccuracy, testLoss',
+    ],
+    [
+      'a stopAt on two metrics at once',
+      spec({training: 'training: {steps: 10, stopAt: {testAccuracy: 0.9, testLoss: 0.1}}'}),
+      'job.yaml: training.stopAt: expected exactly one of testAccuracy and testLoss',
+    ],
+    [
+      'a crossEntropy loss for a regression',
+      spec({
+        model: 'model: {inputShape: [3], layers: [{type: dense, units: 1}]}',
+        dataset: 'dataset: {source: x.csv, task: regression}',
+        training: 'training: {steps: 10, loss: crossEntropy}',
+      }),
+      'job.yaml: training.loss: expected mse or mae for a regression, got "crossEntropy"',
     ],
     [
       'a split whose ranges are not equal',
