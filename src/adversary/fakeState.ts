@@ -30,7 +30,7 @@ export function adamPowers(spec: JobSpec, t: number): {beta1Power: number; beta2
   const optimizer = spec.training.optimizer
   let beta1Power = 1
   let beta2Power = 1
-  if (optimizer.type !== 'adam') return {beta1Power: 0, beta2Power: 0}
+  if (optimizer.type === 'sgd') return {beta1Power: 0, beta2Power: 0}
   for (let i = 0; i < t; i++) {
     beta1Power = Math.fround(beta1Power * Math.fround(optimizer.beta1))
     beta2Power = Math.fround(beta2Power * Math.fround(optimizer.beta2))
@@ -103,7 +103,7 @@ export function linearise(spec: JobSpec, start: Checkpoint, probe: Checkpoint, l
   const step = start.step + length
   const weights = start.weights.map((w, i) => zipTensor(w, probe.weights[i], (w0, w1) => w0 + shrink * length * (w1 - w0)))
   const optimizer = spec.training.optimizer
-  if (optimizer.type !== 'adam' || start.optimizer.type !== 'adam' || probe.optimizer.type !== 'adam') return stateAt(spec, step, weights, [], [])
+  if (optimizer.type === 'sgd' || start.optimizer.type !== 'adam' || probe.optimizer.type !== 'adam') return stateAt(spec, step, weights, [], [])
   const b1 = Math.fround(optimizer.beta1)
   const b2 = Math.fround(optimizer.beta2)
   const b1L = b1 ** length

@@ -1,5 +1,6 @@
 import {selectBackend} from '../ml/backend/selectBackend.js'
 import {modelWeights} from '../ml/model/initialWeights.js'
+import {optimizerStateType} from '../ml/spec/schema.js'
 import {checkpointSchedule} from '../ml/train/checkpointSchedule.js'
 import {CommittedCheckpoints, throwIfAborted, type StrategyContext, type StrategyOutcome} from './context.js'
 import {cheaterStream, stateAt, uniformTensor} from './fakeState.js'
@@ -24,7 +25,7 @@ export async function randomWeights(context: StrategyContext): Promise<StrategyO
       return uniformTensor(like, w.name, stream, -limit, limit)
     })
     const moments = (prefix: 'm' | 'v', low: number, high: number) =>
-      spec.training.optimizer.type === 'adam'
+      optimizerStateType(spec) === 'adam'
         ? weights.map((w) => uniformTensor(w, `${prefix}/${w.name}`, stream, step === 0 ? 0 : low, step === 0 ? 0 : high))
         : []
     await committed.commit(stateAt(spec, step, weights, moments('m', -1e-3, 1e-3), moments('v', 0, 1e-6)))

@@ -6,7 +6,7 @@ import {decodeCheckpoint} from '../ml/checkpoint/decodeCheckpoint.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
 import {modelWeights} from '../ml/model/initialWeights.js'
-import type {JobSpec} from '../ml/spec/schema.js'
+import {type JobSpec, optimizerStateType} from '../ml/spec/schema.js'
 import {CheckpointMismatchError} from '../ml/train/errors.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
 import type {BlobStore} from '../store/types.js'
@@ -66,7 +66,7 @@ export type ReplaySegmentParameters = {
 /** The tensor names of a job's checkpoints: weights in model order, then adam's m/... and v/... */
 export function checkpointTensorNames(spec: JobSpec): {weights: string[]; optimizer: string[]} {
   const weights = modelWeights(spec.model).map((w) => w.name)
-  const optimizer = spec.training.optimizer.type === 'adam' ? [...weights.map((n) => `m/${n}`), ...weights.map((n) => `v/${n}`)] : []
+  const optimizer = optimizerStateType(spec) === 'adam' ? [...weights.map((n) => `m/${n}`), ...weights.map((n) => `v/${n}`)] : []
   return {weights, optimizer}
 }
 

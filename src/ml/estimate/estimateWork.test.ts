@@ -19,11 +19,11 @@ const fixtures = readdirSync('fixtures/jobs')
   .filter((name) => name.endsWith('.yaml'))
   .map((name) => path.join('fixtures/jobs', name))
 
-function spec({layers, inputShape = '[784]', steps = 10, batchSize = 8, optimizer = '{type: adam, learningRate: 0.01}', extra = ''}: {layers: string; inputShape?: string; steps?: number; batchSize?: number; optimizer?: string; extra?: string}): JobSpec {
+function spec({layers, inputShape = '[784]', steps = 10, batchSize = 8, optimizer = '{type: adam, learningRate: 0.01}', extra = '', training = ''}: {layers: string; inputShape?: string; steps?: number; batchSize?: number; optimizer?: string; extra?: string; training?: string}): JobSpec {
   return parseJobSpec(`name: estimate-case
 model: {inputShape: ${inputShape}, layers: ${layers}}
 dataset: {name: mnist, trainLimit: 300, testLimit: 100}
-training: {steps: ${steps}, batchSize: ${batchSize}, optimizer: ${optimizer}, seed: 3}
+training: {steps: ${steps}, batchSize: ${batchSize}, optimizer: ${optimizer}, seed: 3${training ? `, ${training}` : ''}}
 proof: {checkpointInterval: 5}
 payment: {maxPrice: "0.00001"}
 ${extra}`)
@@ -32,6 +32,16 @@ ${extra}`)
 // Every layer type, activation, padding, stride and optimizer the schema allows, in places where tfjs's
 // gradients differ (fused or not, first layer or not, dropout before and after the first weights).
 const variants: Record<string, JobSpec> = {
+  'adamw, warm-up and cosine schedule, gradient clipping': spec({
+    optimizer: '{type: adamw, learningRate: 0.01, weightDecay: 0.05}',
+    layers: '[{type: dense, units: 12, activation: relu}, {type: dense, units: 10}]',
+    training: 'schedule: {warmupSteps: 3}, clipNorm: 0.5',
+  }),
+  'sgd with gradient clipping': spec({
+    optimizer: '{type: sgd, learningRate: 0.1}',
+    layers: '[{type: dense, units: 12, activation: relu}, {type: dense, units: 10}]',
+    training: 'clipNorm: 1',
+  }),
   'sgd, dropout on the input, relu then linear': spec({
     optimizer: '{type: sgd, learningRate: 0.1}',
     layers: '[{type: dropout, rate: 0.2}, {type: dense, units: 12, activation: relu}, {type: dense, units: 10, activation: linear}]',

@@ -1,5 +1,5 @@
 import {analyzed} from '../model/initialWeights.js'
-import type {JobSpec} from '../spec/schema.js'
+import {type JobSpec, optimizerStateType} from '../spec/schema.js'
 import {taskStepRange} from '../train/taskStepRange.js'
 import {checkWorkLimits} from './checkWorkLimits.js'
 import {totalFlops, type FlopCount} from './kernelFlops.js'
@@ -32,7 +32,7 @@ const product = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1)
  */
 export function memoryBytes(spec: JobSpec): number {
   const {layers, parameterCount} = analyzed(spec.model)
-  const perParameter = spec.training.optimizer.type === 'adam' ? 4 : 2
+  const perParameter = optimizerStateType(spec) === 'adam' ? 4 : 2
   const activations = spec.training.batchSize * (product(spec.model.inputShape) + layers.reduce((n, l) => n + product(l.outputShape), 0))
   return 4 * (parameterCount * perParameter + activations)
 }

@@ -152,6 +152,18 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
 
   // optimizer update per parameter, as trainingSession.ts writes it
   const params = layers.flatMap((l) => l.weights)
+  if (spec.training.clipNorm !== undefined) {
+    // clipByGlobalNorm: sum(g^2) per parameter, their sum, sqrt, max with the bound, bound / that, g * factor
+    for (const [i, {shape}] of params.entries()) {
+      unary('optimizer', i, 'Square', shape)
+      emit('optimizer', i, 'Sum', {x: shape}, [])
+    }
+    for (let i = 1; i < params.length; i++) binary('optimizer', i, 'Add', [], [])
+    emit('optimizer', undefined, 'Sqrt', {x: []}, [])
+    binary('optimizer', undefined, 'Maximum', [], [])
+    binary('optimizer', undefined, 'RealDiv', [], [])
+    for (const [i, {shape}] of params.entries()) binary('optimizer', i, 'Multiply', shape, [])
+  }
   for (const [i, {shape}] of params.entries()) {
     if (spec.training.optimizer.type === 'sgd') {
       binary('optimizer', i, 'Multiply', shape, [])
@@ -170,6 +182,11 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     unary('optimizer', i, 'Sqrt', shape)
     binary('optimizer', i, 'Add', shape, [])
     binary('optimizer', i, 'RealDiv', shape, shape)
+    // adamw's decoupled decay: w - w * (lr * weightDecay)
+    if (spec.training.optimizer.type === 'adamw') {
+      binary('optimizer', i, 'Multiply', shape, [])
+      binary('optimizer', i, 'Sub', shape, shape)
+    }
     binary('optimizer', i, 'Sub', shape, shape)
   }
   return ops

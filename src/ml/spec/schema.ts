@@ -79,7 +79,22 @@ const adamOptimizer = z.strictObject({
   epsilon: z.number().positive().default(1e-7),
 })
 
-export const optimizerSchema = z.discriminatedUnion('type', [sgdOptimizer, adamOptimizer])
+const adamwOptimizer = z.strictObject({
+  type: z.literal('adamw'),
+  learningRate: z.number().positive(),
+  beta1: z.number().min(0).lt(1).default(0.9),
+  beta2: z.number().min(0).lt(1).default(0.999),
+  epsilon: z.number().positive().default(1e-7),
+  weightDecay: z.number().min(0).lt(1).default(0.01).describe('decoupled weight decay: w <- w - learningRate * weightDecay * w, besides the adam update'),
+})
+export const optimizerSchema = z.discriminatedUnion('type', [sgdOptimizer, adamOptimizer, adamwOptimizer])
+const scheduleSchema = z
+  .strictObject({
+    warmupSteps: z.number().int().min(0).default(0).describe('the learning rate rises linearly over these first steps: lr * (step + 1) / warmupSteps'),
+    decay: z.enum(['constant', 'cosine']).default('cosine').describe('after warm-up: constant, or a cosine from learningRate down to minLearningRate at the last step'),
+    minLearningRate: z.number().min(0).default(0).describe('where the cosine ends'),
+  })
+  .describe('the learning rate per step (docs/checkpoint-format.md, "Training step")')
 
 const modelSchema = z.strictObject({
   inputShape: z
@@ -161,6 +176,8 @@ const trainingSchema = z.strictObject({
     .optional()
     .describe('crossEntropy (softmax cross-entropy, classification) or mse / mae (regression); default: crossEntropy for classes, mse for a regression'),
   stopAt: stopAtSchema.optional(),
+  schedule: scheduleSchema.optional(),
+  clipNorm: z.number().positive().optional().describe('scale the gradients down so their global L2 norm is at most this'),
 })
 
 const proofSchema = z.strictObject({
@@ -283,6 +300,11 @@ export type DatasetSpec = JobSpec['dataset']
 export type FileDatasetSpec = Extract<DatasetSpec, {source: string}>
 export type DataFormat = (typeof dataFormats)[number]
 export type LossType = (typeof lossTypes)[number]
+
+/** The state an optimizer keeps in a checkpoint: none (sgd), or adam's moments (adam and adamw). */
+export function optimizerStateType(spec: Pick<JobSpec, 'training'>): 'sgd' | 'adam' {
+  return spec.training.optimizer.type === 'sgd' ? 'sgd' : 'adam'
+}
 
 /** The loss a job trains with: `training.loss`, else what its data's task calls for. */
 export function lossOf(spec: Pick<JobSpec, 'training' | 'dataset'>): LossType {

@@ -90,7 +90,7 @@ describe('job spec', () => {
     [
       'an unknown key',
       spec({training: `training: {steps: 10, lr: 0.1}`}),
-      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed, loss, stopAt',
+      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed, loss, stopAt, schedule, clipNorm',
     ],
     ['a missing section', spec({training: ''}), 'job.yaml: training: required, expected an object'],
     [
@@ -101,7 +101,7 @@ describe('job spec', () => {
     [
       'an unknown optimizer',
       spec({training: `training: {steps: 10, optimizer: {type: rmsprop, learningRate: 0.1}}`}),
-      'job.yaml: training.optimizer.type: expected one of sgd, adam, got "rmsprop"',
+      'job.yaml: training.optimizer.type: expected one of sgd, adam, adamw, got "rmsprop"',
     ],
     [
       'an unknown activation',

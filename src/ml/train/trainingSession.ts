@@ -4,9 +4,11 @@ import {type Samples, targetSize, writeTarget} from '../data/samples.js'
 import {samplesFor} from '../data/samplesFor.js'
 import {forward} from '../model/forward.js'
 import {modelWeights} from '../model/initialWeights.js'
-import {type JobSpec, lossOf} from '../spec/schema.js'
+import {type JobSpec, lossOf, optimizerStateType} from '../spec/schema.js'
 import {batchIndices} from './batchIndices.js'
 import {CheckpointMismatchError, TrainingAbortedError} from './errors.js'
+import {clipByGlobalNorm} from './clipByGlobalNorm.js'
+import {learningRateAt} from './learningRate.js'
 import {lossTensor} from './lossTensor.js'
 
 export type RunOptions = {
@@ -59,7 +61,7 @@ export class TrainingSession {
 
   /** Replaces the state with a checkpoint's (names, shapes and optimizer type must match the job). */
   load(checkpoint: Checkpoint): void {
-    const expectOptimizer = this.spec.training.optimizer.type
+    const expectOptimizer = optimizerStateType(this.spec)
     if (checkpoint.optimizer.type !== expectOptimizer)
       throw new CheckpointMismatchError(`checkpoint optimizer: expected ${expectOptimizer}, got ${checkpoint.optimizer.type}`)
     const check = (tensors: CheckpointTensor[], prefix: string) => {
@@ -133,23 +135,25 @@ export class TrainingSession {
     const old = [...this.params, ...this.m, ...this.v]
     // adam's scalar schedule in float32 arithmetic (Math.fround after every operation, which equals
     // IEEE float32 arithmetic for + - * / sqrt): bias correction from running products, never pow()
+    const learningRate = learningRateAt(spec, step)
     let alpha = 0
     let beta1Power = this.beta1Power
     let beta2Power = this.beta2Power
-    if (optimizer.type === 'adam') {
+    if (optimizer.type !== 'sgd') {
       beta1Power = Math.fround(beta1Power * Math.fround(optimizer.beta1))
       beta2Power = Math.fround(beta2Power * Math.fround(optimizer.beta2))
       const correction = Math.fround(Math.sqrt(Math.fround(1 - beta2Power)))
-      alpha = Math.fround(Math.fround(Math.fround(optimizer.learningRate) * correction) / Math.fround(1 - beta1Power))
+      alpha = Math.fround(Math.fround(learningRate * correction) / Math.fround(1 - beta1Power))
     }
     const result = tf.tidy(() => {
       const x = tf.tensor(xValues, [batchSize, ...spec.model.inputShape], 'float32')
       const y = tf.tensor2d(yValues, [batchSize, targetSize(this.data)], 'float32')
       const loss = lossOf(spec)
       const lossOfParams = (...params: tf.Tensor[]) => lossTensor(loss, y, forward(spec, params, x, {training: true, seed, step})) as tf.Scalar
-      const {value, grads} = tf.valueAndGrads(lossOfParams)(this.params)
+      const {value, grads: raw} = tf.valueAndGrads(lossOfParams)(this.params)
+      const grads = spec.training.clipNorm === undefined ? raw : clipByGlobalNorm(raw, spec.training.clipNorm)
       if (optimizer.type === 'sgd') {
-        const lr = tf.scalar(Math.fround(optimizer.learningRate), 'float32')
+        const lr = tf.scalar(learningRate, 'float32')
         return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(grads[i] as tf.Tensor, lr))), m: [], v: []}
       }
       const b1 = tf.scalar(Math.fround(optimizer.beta1), 'float32')
@@ -160,11 +164,16 @@ export class TrainingSession {
       const a = tf.scalar(alpha, 'float32')
       const m = this.m.map((mi, i) => tf.add(tf.mul(mi, b1), tf.mul(grads[i] as tf.Tensor, oneMinusB1)))
       const v = this.v.map((vi, i) => tf.add(tf.mul(vi, b2), tf.mul(tf.square(grads[i] as tf.Tensor), oneMinusB2)))
-      const params = this.params.map((w, i) => tf.sub(w, tf.div(tf.mul(m[i] as tf.Tensor, a), tf.add(tf.sqrt(v[i] as tf.Tensor), eps))))
+      // adamw: the decay is decoupled from the moments, w - w * (lr * weightDecay) - the adam update
+      const decay = optimizer.type === 'adamw' ? tf.scalar(Math.fround(learningRate * Math.fround(optimizer.weightDecay)), 'float32') : undefined
+      const params = this.params.map((w, i) => {
+        const update = tf.div(tf.mul(m[i] as tf.Tensor, a), tf.add(tf.sqrt(v[i] as tf.Tensor), eps))
+        return tf.sub(decay ? tf.sub(w, tf.mul(w, decay)) : w, update)
+      })
       return {loss: value, params, m, v}
     })
     for (const t of old) t.dispose()
-    if (optimizer.type === 'adam') {
+    if (optimizer.type !== 'sgd') {
       this.t += 1
       this.beta1Power = beta1Power
       this.beta2Power = beta2Power
