@@ -20,6 +20,7 @@ import {readTaskLedgers} from '../sim/taskLedger.js'
 import {InvalidInputError} from '../errors/base.js'
 import {fetchMappedDataset} from '../ml/data/mappedDataset.js'
 import {prepareLocalData, publishDataset} from '../ml/data/publishedDataset.js'
+import {prepareGivenWeights} from '../ml/model/givenWeights.js'
 import {defaultKeysDir, keyFilePath, loadOrCreateSecret, readKeyFile, secretPath, writeKeyFile} from '../privacy/keyFile.js'
 import {publishPrivateData} from '../privacy/publishPrivateData.js'
 import {evaluateWrappedModel, type MappingKey} from '../privacy/wrapModel.js'
@@ -143,6 +144,9 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   const baseDir = path.dirname(path.resolve(resolveFixturePath('jobs', options.jobPath)))
   // the job's own data is read and checked before anything is published or escrowed, in a dry run too
   if ('source' in spec.dataset) await prepareLocalData(spec, {baseDir})
+  if (spec.model.initialWeights?.data !== undefined)
+    throw new InvalidInputError(`${options.jobPath}: model.initialWeights.data: expected it absent in a job file (gensyn submit sets it to the weights it publishes)`)
+  if (spec.model.initialWeights) await prepareGivenWeights(spec, {baseDir})
   const copies = options.count ?? 1
   let specs = splitTaskSpecs(spec)
   const summary = {dryRun: options.dryRun === true, name: spec.name, specHash: hashSpec(spec), maxPrice: maxPriceWei(spec).toString(), copies}
@@ -162,6 +166,10 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     specs = splitTaskSpecs(spec)
     options.onData?.({data: published.data, bytes: published.bytes})
     dataset = {data: published.data, bytes: published.bytes}
+  }
+  if (spec.model.initialWeights) {
+    spec = await prepareGivenWeights(spec, {baseDir, store: connection.store})
+    specs = splitTaskSpecs(spec)
   }
   let fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
   const tasks: SubmittedTask[] = []

@@ -2,6 +2,7 @@ import type {Hex} from 'viem'
 import {InvalidInputError} from '../errors/base.js'
 import {fetchMappedDataset} from '../ml/data/mappedDataset.js'
 import {fetchDataset} from '../ml/data/publishedDataset.js'
+import {fetchGivenWeights} from '../ml/model/givenWeights.js'
 import {jobSpecSchema, type JobSpec, specHash} from '../ml/spec/index.js'
 import type {Connection} from './connect.js'
 import type {Task} from './types.js'
@@ -24,6 +25,11 @@ export async function loadTaskSpec(connection: Pick<Connection, 'store'>, task: 
   if ('source' in dataset) {
     if (dataset.data === undefined) throw new InvalidInputError(`task ${task.id}: its spec names no published data set (dataset.data)`, {docsPath: 'job-spec.md'})
     await fetchDataset(connection.store, dataset.data as Hex)
+  }
+  const initial = parsed.data.model.initialWeights
+  if (initial) {
+    if (initial.data === undefined) throw new InvalidInputError(`task ${task.id}: its spec names no published initial weights (model.initialWeights.data)`, {docsPath: 'job-spec.md'})
+    await fetchGivenWeights(connection.store, initial.data as Hex)
   }
   return parsed.data
 }

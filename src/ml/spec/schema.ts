@@ -102,6 +102,13 @@ const modelSchema = z.strictObject({
     .min(1)
     .describe('shape of one sample without the batch axis: [784] (flat MNIST) or [28, 28, 1] (images)'),
   layers: z.array(layerSchema).min(1).describe('the layers, applied in order (a sequential model)'),
+  initialWeights: z
+    .strictObject({
+      source: z.string().min(1).describe('a safetensors file (what gensyn models get writes): a path relative to the job file, http(s), store:0x<sha256> or npm:<package>/<file>'),
+      data: z.string().regex(/^0x[0-9a-f]{64}$/, {error: 'expected 0x followed by 64 lowercase hex digits'}).optional().describe('hash of the published weights in the blob store; set by gensyn submit, absent in a job file'),
+    })
+    .optional()
+    .describe('fine-tuning: start from these weights instead of the seeded initialiser (names and shapes as the model\'s checkpoints)'),
 })
 
 const mnistDatasetSchema = z.strictObject({
