@@ -6,9 +6,11 @@ import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import {initialCheckpoint} from '../ml/checkpoint/initialCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
+import {loadLocalJob} from '../ml/data/loadLocalJob.js'
 import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
+import {isDecidableOnchain} from './arbitration.js'
 import {
   canonicalTensorBytes,
   commitmentChain,
@@ -161,5 +163,23 @@ describe('traceStep', () => {
     assert.equal(checkpointHash(encodeCheckpoint(next)), mlpTrace.nextStateHash)
     await assert.rejects(traceStep({spec: mlp, state: {...mlpState, step: mlp.training.steps}}), DisputeTraceError)
     await assert.rejects(traceStep({spec: mlp, state: mlpState, corruption: {step: 3, kernel: 'Relu', occurrence: 1, element: 0}}), /corruption.step: expected the traced step 2, got 3/)
+  })
+
+  it('traces a transformer step (sums-transformer, batch 2): deterministic, ending in the trained state; elementwise ops on chain, the rest to the committee', async () => {
+    const full = await loadLocalJob('fixtures/jobs/sums-transformer.yaml')
+    const spec = {...full, training: {...full.training, batchSize: 2}}
+    const state = initialCheckpoint(spec)
+    const [a, b] = [await traceStep({spec, state}), await traceStep({spec, state})]
+    assert.equal(a.finalCommitment, b.finalCommitment)
+    const session = new TrainingSession(spec)
+    session.load(state)
+    await session.run(1)
+    assert.equal(checkpointHash(encodeCheckpoint(session.snapshot())), a.nextStateHash)
+    session.dispose()
+    const kernels = new Set(a.elements.map((element) => element.descriptor.kernel))
+    for (const kernel of ['OneHot', 'Transpose', 'Softmax', 'Erf', 'Rsqrt', 'Mean']) assert.ok(kernels.has(kernel), `no ${kernel} in the trace`)
+    const onchain = new Set(a.elements.filter((element) => isDecidableOnchain(element.descriptor, 4096)).map((element) => element.descriptor.kernel))
+    for (const kernel of ['Softmax', 'Erf', 'BatchMatMul', 'Transpose']) assert.ok(!onchain.has(kernel), `${kernel} decided on chain`)
+    for (const kernel of ['Add', 'Sub', 'Multiply']) assert.ok(onchain.has(kernel), `${kernel} not decided on chain`)
   })
 })

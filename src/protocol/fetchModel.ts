@@ -2,6 +2,7 @@ import type {Hex} from 'viem'
 
 import {BaseError} from '../errors/base.js'
 import {exportModel, exportWeights} from '../ml/export/index.js'
+import {hasLayersExport} from '../ml/model/buildModel.js'
 import type {ProofManifest} from '../pol/index.js'
 import {PrivacyError} from '../privacy/errors.js'
 import type {PrivacyKey} from '../privacy/keyFile.js'
@@ -48,7 +49,8 @@ export async function fetchModel(options: {connection: Connection; taskId: bigin
     const {files} = await exportWrappedModel({spec, checkpoint, outDir: options.outDir, key: {mapping: key.mapping, key: key.key as Hex}})
     return {...base, files, inputs: 'raw'}
   }
-  const {files} = await exportModel({spec, checkpoint, outDir: options.outDir})
+  // a transformer has no tfjs layers form: its weights go out as safetensors only
+  const {files} = hasLayersExport(spec) ? await exportModel({spec, checkpoint, outDir: options.outDir}) : {files: []}
   const weights = await exportWeights({spec, checkpoint, checkpointHash: last.hash, proofRoot: manifest.merkleRoot, taskId: taskId.toString(), outDir: options.outDir})
   return {...base, files: [...files, ...weights.files], ...(spec.privacy ? {inputs: 'mapped' as const} : {})}
 }

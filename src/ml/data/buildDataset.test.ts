@@ -116,10 +116,30 @@ describe('your own data: formats, splits, normalisation', () => {
     assert.throws(() => decodeDataset(bytes.subarray(0, bytes.length - 4)), /published data set: the blob ends early/)
   })
 
+  it('text for a language model: character vocabulary, windows of context + 1 tokens, labels shifted by one', async () => {
+    await writeFile(path.join(dir, 'tiny.txt'), 'abcabcabcab')
+    const dataset = await buildDataset(datasetOf('{source: tiny.txt, task: language-model, context: 3, test: {fraction: 0.34}}', '{inputShape: [3], layers: [{type: embedding, vocabulary: 3, units: 4}, {type: dense, units: 3}]}'), {baseDir: dir})
+    assert.deepEqual(dataset.classNames, ['a', 'b', 'c'])
+    // 11 characters: windows start at 0, 3, 6 (each needs 4 characters): 2 train, 1 test
+    assert.deepEqual([dataset.train.count, dataset.test.count], [2, 1])
+    const all = [dataset.train, dataset.test].flatMap((split) => Array.from({length: split.count}, (_, w) => [...split.features.subarray(w * 3, w * 3 + 3)]))
+    assert.deepEqual(all.map((x) => x.join('')), ['012', '012', '012'])
+    const train = dataset.train as Extract<Samples, {task: 'classification'}>
+    assert.equal(train.positions, 3)
+    for (let w = 0; w < train.count; w++)
+      for (let t = 0; t < 3; t++) assert.equal(train.labels[w * 3 + t], ((train.features[w * 3 + t] as number) + 1) % 3, 'the label is the next character')
+    const jsonl = await buildDataset(datasetOf(`{source: ${path.join(dir, 'docs.jsonl')}, task: language-model, context: 2, vocabulary: bytes}`, '{inputShape: [2], layers: [{type: embedding, vocabulary: 256, units: 4}, {type: dense, units: 256}]}'), {baseDir: dir}).catch((error: unknown) => error)
+    assert.match(String(jsonl), /file not found/)
+    await writeFile(path.join(dir, 'docs.jsonl'), '{"text": "hi"}\n{"text": "yo!"}\n')
+    const bytes = await buildDataset(datasetOf('{source: docs.jsonl, task: language-model, context: 2, vocabulary: bytes, test: {fraction: 0.5}}', '{inputShape: [2], layers: [{type: embedding, vocabulary: 256, units: 4}, {type: dense, units: 256}]}'), {baseDir: dir})
+    assert.equal(bytes.classNames?.length, 256)
+    assert.equal(bytes.train.count + bytes.test.count, 2) // "hi\nyo!" is 6 bytes: windows at 0 and 2
+  })
+
   describe('bad data: one line naming the field and what was expected', () => {
     it('a missing file, an unknown format, a file over maxBytes, an uninstalled package', async () => {
       await rejects('{source: nothing-here.csv}', /^dataset\.source: file not found: nothing-here\.csv$/)
-      await rejects('{source: ../data/make-iris-npz.py}', /^dataset\.format: expected csv, npy, npz, parquet or idx .*got "make-iris-npz\.py"$/)
+      await rejects('{source: ../data/make-iris-npz.py}', /^dataset\.format: expected csv, npy, npz, parquet, idx, text or jsonl .*got "make-iris-npz\.py"$/)
       await rejects('{source: ../data/iris.npz, maxBytes: 100}', /^dataset\.source: \.\.\/data\/iris\.npz is 1346 bytes, larger than dataset\.maxBytes \(100\)$/)
       await rejects('{source: npm:no-such-package-here/data.csv}', /^dataset\.source: package no-such-package-here is not installed/)
     })
@@ -146,6 +166,15 @@ describe('your own data: formats, splits, normalisation', () => {
       assert.throws(() => checkDataFitsModel(model('{inputShape: [5], layers: [{type: dense, units: 3}]}'), dataset), /^DataInputError: model\.inputShape: expected 4 values per sample \(the data's features \[4\]\), got \[5\]$/)
       assert.throws(() => checkDataFitsModel(model('{inputShape: [4], layers: [{type: dense, units: 10}]}'), dataset), /^DataInputError: model\.layers\.0\.units: expected 3 \(the 3 classes of dataset\.label\), got 10$/)
       assert.doesNotThrow(() => checkDataFitsModel(model('{inputShape: [2, 2], layers: [{type: flatten}, {type: dense, units: 3}]}'), dataset))
+    })
+
+    it('text the vocabulary does not cover, and a vocabulary file with a line of two characters', async () => {
+      await writeFile(path.join(dir, 'text.txt'), 'abab\nabz\n')
+      await writeFile(path.join(dir, 'vocab.txt'), 'a\nb\n\\n\n')
+      const lm = '{inputShape: [2], layers: [{type: embedding, vocabulary: 3, units: 4}, {type: dense, units: 3}]}'
+      await rejects('{source: text.txt, task: language-model, context: 2, vocabulary: {source: vocab.txt}}', /^dataset\.vocabulary: text\.txt has "z" \(U\+007A\) on line 2, which the vocabulary does not cover$/, dir, lm)
+      await writeFile(path.join(dir, 'vocab2.txt'), 'a\nbc\n')
+      await rejects('{source: text.txt, task: language-model, context: 2, vocabulary: {source: vocab2.txt}}', /^dataset\.vocabulary\.source: expected one character per line \(\\n for a newline\), got "bc"$/, dir, lm)
     })
 
     it('an npy data set without its labels file', async () => {

@@ -12,6 +12,7 @@ import {readNpy, readNpz} from './formats/readNpy.js'
 import {readParquet} from './formats/readParquet.js'
 import type {NdArray, ParsedData} from './formats/table.js'
 import {readSource, type SourceContext} from './readSource.js'
+import {buildTextDataset} from './buildTextDataset.js'
 import type {Samples} from './samples.js'
 
 export type BuildContext = {baseDir: string; store?: Pick<BlobStore, 'get'> | undefined}
@@ -20,9 +21,9 @@ export type BuildContext = {baseDir: string; store?: Pick<BlobStore, 'get'> | un
 export function formatOf(dataset: Pick<FileDatasetSpec, 'format' | 'source'>): DataFormat {
   if (dataset.format) return dataset.format
   const name = dataset.source.toLowerCase()
-  const byExtension: [RegExp, DataFormat][] = [[/\.csv$/, 'csv'], [/\.npy$/, 'npy'], [/\.npz$/, 'npz'], [/\.(parquet|pq)$/, 'parquet'], [/idx\d-u?byte$|\.idx$/, 'idx']]
+  const byExtension: [RegExp, DataFormat][] = [[/\.csv$/, 'csv'], [/\.npy$/, 'npy'], [/\.npz$/, 'npz'], [/\.(parquet|pq)$/, 'parquet'], [/idx\d-u?byte$|\.idx$/, 'idx'], [/\.txt$/, 'text'], [/\.jsonl$/, 'jsonl']]
   const found = byExtension.find(([pattern]) => pattern.test(name))
-  if (!found) throw new DataInputError(`dataset.format: expected csv, npy, npz, parquet or idx (or a source ending in one of them), got "${path.basename(dataset.source)}"`)
+  if (!found) throw new DataInputError(`dataset.format: expected csv, npy, npz, parquet, idx, text or jsonl (or a source ending in one of them), got "${path.basename(dataset.source)}"`)
   return found[1]
 }
 
@@ -38,6 +39,9 @@ async function parse(format: DataFormat, bytes: Uint8Array, where: string): Prom
       return readNpy(bytes, where)
     case 'idx':
       return readIdx(bytes, where)
+    case 'text':
+    case 'jsonl':
+      throw new DataInputError(`dataset.task: expected language-model for a ${format} file, got a table task`)
   }
 }
 
@@ -142,6 +146,7 @@ function applyNormalization(values: Float32Array, n: Normalization): Float32Arra
  * normalises with statistics of the training split. Every problem is a one-line {@link DataInputError}.
  */
 export async function buildDataset(spec: FileDatasetSpec, context: BuildContext): Promise<Dataset> {
+  if (spec.task === 'language-model') return buildTextDataset(spec, context)
   const whole = await readSplit(spec, spec.source, spec.label, 'dataset.source', context)
   let [train, test] =
     'fraction' in spec.test
@@ -156,7 +161,7 @@ export async function buildDataset(spec: FileDatasetSpec, context: BuildContext)
   const samples = (raw: RawSplit): Pick<Samples, 'count' | 'featureSize' | 'features'> => ({...base, count: raw.count, features: applyNormalization(raw.features, features)})
   if (spec.task === 'classification') {
     const {names, ids} = classIds(spec, train, test)
-    const split = (raw: RawSplit, where: string): Samples => ({...samples(raw), task: 'classification', classes: names.length, labels: ids(raw, where)})
+    const split = (raw: RawSplit, where: string): Samples => ({...samples(raw), task: 'classification', classes: names.length, positions: 1, labels: ids(raw, where)})
     return {task: 'classification', featureShape: train.featureShape, classNames: names, features, train: split(train, spec.source), test: split(test, 'fraction' in spec.test ? spec.source : spec.test.source)}
   }
   const values = (raw: RawSplit, where: string) =>

@@ -73,8 +73,10 @@ export function decodeDataset(bytes: Uint8Array): Dataset {
   if (header.format !== magic) throw fail(`expected format ${magic}, got ${JSON.stringify(header.format)}`)
   const featureSize = header.featureShape.reduce((a, b) => a * b, 1)
   const classes = header.classNames?.length ?? 0
+  // a language model predicts the next token at every position of its context
+  const positions = header.task === 'language-model' ? featureSize : 1
   const outputs = header.outputs ?? 0
-  if (header.task === 'classification' ? classes < 2 : outputs < 1) throw fail(`expected class names or outputs for a ${header.task}`)
+  if (header.task === 'regression' ? outputs < 1 : classes < 2) throw fail(`expected class names or outputs for a ${header.task}`)
   let offset = 4 + headerLength
   const floats = (count: number) => {
     if (offset + count * 4 > bytes.length) throw fail('the blob ends early')
@@ -95,7 +97,7 @@ export function decodeDataset(bytes: Uint8Array): Dataset {
   }
   const split = (count: number): Samples => {
     const features = floats(count * featureSize)
-    if (header.task === 'classification') return {task: 'classification', classes, count, featureSize, features, labels: ints(count)}
+    if (header.task !== 'regression') return {task: 'classification', classes, positions, count, featureSize, features, labels: ints(count * positions)}
     return {task: 'regression', outputs, count, featureSize, features, values: floats(count * outputs)}
   }
   const train = split(header.train)

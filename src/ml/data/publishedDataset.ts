@@ -44,8 +44,9 @@ export function checkDataFitsModel(spec: Pick<JobSpec, 'model'>, dataset: Datase
     )
   const lastIndex = spec.model.layers.length - 1
   const last = spec.model.layers[lastIndex]
-  const outputs = targetSize(dataset.train)
-  const what = dataset.task === 'classification' ? `the ${outputs} classes of dataset.label` : `the ${outputs} regression outputs`
+  // per position for a language model: one unit per token of the vocabulary
+  const outputs = dataset.train.task === 'classification' ? dataset.train.classes : targetSize(dataset.train)
+  const what = dataset.task === 'classification' ? `the ${outputs} classes of dataset.label` : dataset.task === 'language-model' ? `the ${outputs} tokens of the vocabulary` : `the ${outputs} regression outputs`
   if (last?.type === 'dense' && last.units !== outputs) throw new DataInputError(`model.layers.${lastIndex}.units: expected ${outputs} (${what}), got ${last.units}`)
 }
 

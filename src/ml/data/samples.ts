@@ -1,34 +1,39 @@
 import type {Mnist} from './loadMnist.js'
 
-/** What a data set's labels are: class ids (softmax cross-entropy) or real values (MSE / MAE). */
-export type DataTask = 'classification' | 'regression'
+/**
+ * What a data set's labels are: class ids (softmax cross-entropy), real values (MSE / MAE), or for a language
+ * model the next token at every position (classification per position).
+ */
+export type DataTask = 'classification' | 'regression' | 'language-model'
 
 /**
  * One split of a data set as training reads it: `count` samples of `featureSize` float32 features each
  * (row-major, read in the model's inputShape), and their targets.
  */
 export type Samples = {count: number; featureSize: number; features: Float32Array} & (
-  | {task: 'classification'; classes: number; labels: Int32Array}
+  | {task: 'classification'; classes: number; /** labels per sample: 1, or a language model's context */ positions: number; labels: Int32Array}
   | {task: 'regression'; outputs: number; values: Float32Array}
 )
 
 /** Values per sample the model's last layer outputs and the loss compares: classes, or regression outputs. */
 export function targetSize(samples: Samples): number {
-  return samples.task === 'classification' ? samples.classes : samples.outputs
+  return samples.task === 'classification' ? samples.classes * samples.positions : samples.outputs
 }
 
 /** Writes sample `i`'s target at `row` of `out` ([rows, targetSize]): a one-hot row, or the values. */
 export function writeTarget(samples: Samples, i: number, out: Float32Array, row: number): void {
   const size = targetSize(samples)
-  if (samples.task === 'classification') out[row * size + (samples.labels[i] as number)] = 1
-  else out.set(samples.values.subarray(i * size, (i + 1) * size), row * size)
+  if (samples.task === 'classification') {
+    const {classes, positions} = samples
+    for (let p = 0; p < positions; p++) out[row * size + p * classes + (samples.labels[i * positions + p] as number)] = 1
+  } else out.set(samples.values.subarray(i * size, (i + 1) * size), row * size)
 }
 
 /** The first `count` samples of a split (views, no copy). */
 export function firstSamples(samples: Samples, count: number): Samples {
   const n = Math.min(count, samples.count)
   const features = samples.features.subarray(0, n * samples.featureSize)
-  if (samples.task === 'classification') return {...samples, count: n, features, labels: samples.labels.subarray(0, n)}
+  if (samples.task === 'classification') return {...samples, count: n, features, labels: samples.labels.subarray(0, n * samples.positions)}
   return {...samples, count: n, features, values: samples.values.subarray(0, n * samples.outputs)}
 }
 
@@ -41,6 +46,7 @@ export function samplesFromMnist(data: Mnist): Samples {
   const samples: Samples = {
     task: 'classification',
     classes: 10,
+    positions: 1,
     count: data.count,
     featureSize: data.count === 0 ? 0 : data.images.length / data.count,
     features: data.images,

@@ -42,8 +42,9 @@ type Binary = (kernelName: string, a: number[], b: number[], output?: number[]) 
 
 /** tf.losses.softmaxCrossEntropy(y, logits) = mean over the batch of -sum(y * (logits - logSumExp(logits))), and its custom gradient. */
 function crossEntropy(logits: number[], emit: Emit, binary: Binary): void {
-  const rows = [logits[0] as number]
-  const row = [logits[0] as number, 1]
+  // per row of logits: a sample, or a language model's position in a sample
+  const rows = logits.slice(0, -1)
+  const row = [...rows, 1]
   emit('Max', {x: logits}, row)
   binary('Sub', logits, row, logits)
   emit('Exp', {x: logits}, logits)
@@ -58,7 +59,7 @@ function crossEntropy(logits: number[], emit: Emit, binary: Binary): void {
   binary('RealDiv', [], [])
   // its gradient: the mean's division and sum, then the custom gradient (labels and logits)
   binary('RealDiv', [], [])
-  binary('Multiply', [1], rows, rows)
+  binary('Multiply', rows.map(() => 1), rows, rows)
   for (let i = 0; i < 2; i++) {
     emit('Exp', {x: logits}, logits)
     binary('Sub', logits, logits)

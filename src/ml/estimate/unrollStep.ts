@@ -1,8 +1,9 @@
-import {pair} from '../model/analyzeModel.js'
+import {type LayerInfo, pair} from '../model/analyzeModel.js'
 import {analyzed} from '../model/initialWeights.js'
 import {type JobSpec, type LayerSpec, lossOf} from '../spec/schema.js'
 import type {KernelShapes} from './kernelFlops.js'
 import {unrollLoss} from './unrollLoss.js'
+import {backwardSequenceLayer, forwardSequenceLayer} from './unrollSequenceLayers.js'
 import type {StepPhase, UnrolledOp} from './unrolledOp.js'
 
 export type {StepPhase, UnrolledOp} from './unrolledOp.js'
@@ -28,9 +29,12 @@ type Activation = Extract<LayerSpec, {type: 'dense'}>['activation']
  * @throws ModelSpecError when the model is invalid
  */
 export function unrollStep(spec: JobSpec): UnrolledOp[] {
-  const {layers} = analyzed(spec.model)
+  const {layers: topLayers} = analyzed(spec.model)
+  // a residual block runs its layers, then adds its input: `end` marks where (forward) and where its two
+  // gradients meet (backward)
+  const layers = flattenResiduals(topLayers)
   const B = spec.training.batchSize
-  const lastIndex = layers.length - 1
+  const lastIndex = topLayers.length - 1
   const ops: UnrolledOp[] = []
   const emit = (phase: StepPhase, layer: number | undefined, kernelName: string, inputs: KernelShapes['inputs'], output: number[], attrs?: KernelShapes['attrs']) =>
     ops.push({phase, layer, kernelName, inputs, outputs: [output], attrs})
@@ -39,22 +43,29 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
 
   // the activation a layer applies after its (fused or unfused) linear part, as forward.ts decides it
   const activationOf = (index: number, activation: Activation): Activation => (index === lastIndex && activation === 'softmax' ? 'linear' : activation)
-  const activationKernel = {sigmoid: 'Sigmoid', tanh: 'Tanh', softmax: 'Softmax'} as const
+  const activationKernel = {sigmoid: 'Sigmoid', tanh: 'Tanh'} as const
+  const emitters = {emit, unary, binary}
   // a dense or conv2d layer's shapes, the same in the forward and the backward pass
   const linearPart = (index: number, layer: Extract<LayerSpec, {type: 'dense' | 'conv2d'}>, inputShape: readonly number[], outputShape: readonly number[]) => {
     const units = outputShape[outputShape.length - 1] as number
     return {
       act: activationOf(index, layer.activation),
       units,
-      kernel: layer.type === 'dense' ? [inputShape[0] as number, units] : [...pair(layer.kernelSize), inputShape[2] as number, units],
+      kernel: layer.type === 'dense' ? [inputShape[inputShape.length - 1] as number, units] : [...pair(layer.kernelSize), inputShape[2] as number, units],
       convAttrs: layer.type === 'conv2d' ? {strides: pair(layer.strides), pad: layer.padding} : undefined,
     }
   }
 
   // forward
-  for (const {index, layer, inputShape, outputShape} of layers) {
-    const x = [B, ...inputShape]
-    const y = [B, ...outputShape]
+  for (const info of layers) {
+    const {index, layer, inputShape, outputShape} = info
+    if ('end' in info) {
+      binary('forward', index, 'Add', [B, ...outputShape], [B, ...outputShape])
+      continue
+    }
+    // a dense layer over [sequence, features] runs on the flat [B·sequence, features] view
+    const x = layer.type === 'dense' ? [B * rowsPerSample(inputShape), inputShape[inputShape.length - 1] as number] : [B, ...inputShape]
+    const y = layer.type === 'dense' ? [B * rowsPerSample(outputShape), outputShape[outputShape.length - 1] as number] : [B, ...outputShape]
     switch (layer.type) {
       case 'dense':
       case 'conv2d': {
@@ -69,6 +80,7 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
             emit('forward', index, '_FusedMatMul', {a: [1, ...x], b: [1, ...kernel], bias: [units]}, [1, ...y], {transposeA: false, transposeB: false, activation: 'linear'})
           else emit('forward', index, 'FusedConv2D', {x, filter: kernel, bias: [units]}, y, {...convAttrs, activation: 'linear'})
           if (act === 'softmax') emit('forward', index, 'Softmax', {logits: y}, y)
+          else if (act === 'gelu') geluForward(index, y)
           else if (act !== 'linear') unary('forward', index, activationKernel[act], y)
         }
         break
@@ -80,19 +92,28 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
         if (layer.rate > 0) binary('forward', index, 'Multiply', x, x)
         break
       case 'flatten':
+      case 'residual':
         break
+      default:
+        forwardSequenceLayer({...info, layer}, B, emitters)
     }
   }
 
   // loss, forward and its gradient (src/ml/estimate/unrollLoss.ts)
-  ops.push(...unrollLoss(lossOf(spec), [B, ...(layers[lastIndex]?.outputShape ?? [])]))
+  ops.push(...unrollLoss(lossOf(spec), [B, ...(topLayers[lastIndex]?.outputShape ?? [])]))
 
   // backward: layers in reverse; `onPath` = some layer before this one has weights, so its input needs a gradient
-  const firstWeighted = layers.findIndex(({layer}) => layer.type === 'dense' || layer.type === 'conv2d')
-  for (const {index, layer, inputShape, outputShape} of [...layers].reverse()) {
-    const x = [B, ...inputShape]
-    const y = [B, ...outputShape]
-    const onPath = index > firstWeighted
+  // (positions in execution order; a residual's `end` needs its add when the block's input needs a gradient)
+  const firstWeighted = layers.findIndex((info) => !('end' in info) && info.weights.length > 0)
+  for (const [position, info] of [...layers.entries()].reverse()) {
+    const {index, layer, inputShape, outputShape} = info
+    if ('end' in info) {
+      if (layers.findIndex((other) => other.path.startsWith(`${info.path}/residual/`)) > firstWeighted) binary('backward', index, 'Add', [B, ...outputShape], [B, ...outputShape])
+      continue
+    }
+    const x = layer.type === 'dense' ? [B * rowsPerSample(inputShape), inputShape[inputShape.length - 1] as number] : [B, ...inputShape]
+    const y = layer.type === 'dense' ? [B * rowsPerSample(outputShape), outputShape[outputShape.length - 1] as number] : [B, ...outputShape]
+    const onPath = position > firstWeighted
     switch (layer.type) {
       case 'dense':
       case 'conv2d': {
@@ -119,6 +140,8 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
           unary('backward', index, 'Square', y)
           binary('backward', index, 'Sub', [], y, y)
           binary('backward', index, 'Multiply', y, y)
+        } else if (act === 'gelu') {
+          geluBackward(index, y)
         } else if (act === 'softmax') {
           const reduced = [...y.slice(0, -1), 1]
           binary('backward', index, 'Multiply', y, y)
@@ -146,12 +169,15 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
         if (onPath && layer.rate > 0) binary('backward', index, 'Multiply', y, y)
         break
       case 'flatten':
+      case 'residual':
         break
+      default:
+        backwardSequenceLayer({...info, layer}, B, onPath, emitters)
     }
   }
 
   // optimizer update per parameter, as trainingSession.ts writes it
-  const params = layers.flatMap((l) => l.weights)
+  const params = topLayers.flatMap((l) => l.weights)
   if (spec.training.clipNorm !== undefined) {
     // clipByGlobalNorm: sum(g^2) per parameter, their sum, sqrt, max with the bound, bound / that, g * factor
     for (const [i, {shape}] of params.entries()) {
@@ -190,4 +216,37 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     binary('optimizer', i, 'Sub', shape, shape)
   }
   return ops
+
+  // GELU: x * 0.5 * (1 + erf(x * sqrt(1/2))), and its gradient through erf (tf.profile's kernels)
+  function geluForward(index: number, y: number[]): void {
+    binary('forward', index, 'Multiply', y, [])
+    binary('forward', index, 'Multiply', y, [])
+    unary('forward', index, 'Erf', y)
+    binary('forward', index, 'Add', [], y, y)
+    binary('forward', index, 'Multiply', y, y)
+  }
+  function geluBackward(index: number, y: number[]): void {
+    binary('backward', index, 'Multiply', y, y)
+    binary('backward', index, 'Multiply', y, y)
+    unary('backward', index, 'Square', y)
+    unary('backward', index, 'Neg', y)
+    unary('backward', index, 'Exp', y)
+    binary('backward', index, 'Multiply', y, [])
+    binary('backward', index, 'Multiply', y, y)
+    binary('backward', index, 'Multiply', y, [])
+    binary('backward', index, 'Multiply', y, [])
+    binary('backward', index, 'Add', y, y)
+  }
+}
+
+type FlatLayer = LayerInfo | (LayerInfo & {end: true})
+
+/** The layers in execution order, a residual block's inner layers in place and an `end` marker after them. */
+function flattenResiduals(layers: readonly LayerInfo[]): FlatLayer[] {
+  return layers.flatMap((info): FlatLayer[] => (info.inner ? [...flattenResiduals(info.inner), {...info, end: true as const}] : [info]))
+}
+
+/** Positions per sample a dense layer runs over: 1 for a flat input, the sequence length for [sequence, features]. */
+function rowsPerSample(shape: readonly number[]): number {
+  return shape.slice(0, -1).reduce((a, b) => a * b, 1)
 }

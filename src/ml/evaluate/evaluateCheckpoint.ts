@@ -45,19 +45,20 @@ export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: Job
       const rows = batchOf(test, Int32Array.from({length: n}, (_, i) => start + i))
       const [predicted, losses] = tf.tidy(() => {
         const x = tf.tensor(rows.x, [n, ...spec.model.inputShape], 'float32')
-        const y = tf.tensor2d(rows.y, [n, targetSize(test)], 'float32')
         const outputs = forward(spec, params, x, {training: false})
+        const y = tf.tensor(rows.y, outputs.shape, 'float32')
         const perSample = lossTensor(loss, y, outputs, 'none')
-        return [test.task === 'classification' ? (tf.argMax(outputs, 1).dataSync() as Int32Array) : undefined, perSample.dataSync() as Float32Array]
+        return [test.task === 'classification' ? (tf.argMax(outputs, -1).dataSync() as Int32Array) : undefined, perSample.dataSync() as Float32Array]
       })
-      for (let i = 0; i < n; i++) {
-        if (test.task === 'classification' && predicted?.[i] === test.labels[start + i]) correct++
-        lossSum += losses[i] as number
-      }
+      // a language model is scored per token: every position's prediction of the next token
+      const positions = test.task === 'classification' ? test.positions : 1
+      for (let i = 0; i < n * positions; i++) if (test.task === 'classification' && predicted?.[i] === test.labels[start * positions + i]) correct++
+      for (let i = 0; i < n; i++) lossSum += losses[i] as number
     }
   } finally {
     for (const p of params) p.dispose()
   }
   if (test.task === 'regression') return {testAccuracy: Number.NaN, testLoss: lossSum / test.count, count: test.count}
-  return {testAccuracy: correct / test.count, testLoss: lossSum / test.count, count: test.count}
+  const positions = test.task === 'classification' ? test.positions : 1
+  return {testAccuracy: correct / (test.count * positions), testLoss: lossSum / test.count, count: test.count}
 }

@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs'
 import type {JobSpec} from '../spec/schema.js'
 import {pair} from './analyzeModel.js'
-import {analyzed} from './initialWeights.js'
+import {analyzed, ModelSpecError} from './initialWeights.js'
 
 /**
  * The job's model as a tfjs-layers sequential model (for export, `model.predict` and interop). Layer
@@ -10,6 +10,11 @@ import {analyzed} from './initialWeights.js'
  * Training does not use this object: it runs the same layers as explicit ops (src/ml/model/forward.ts).
  * `inputLayers` go first (a private job's mapping, docs/privacy.md): the first of them carries the input shape.
  */
+/** True when every layer has a tfjs-layers counterpart (the sequence layers do not). */
+export function hasLayersExport(spec: Pick<JobSpec, 'model'>): boolean {
+  return spec.model.layers.every((layer) => ['dense', 'conv2d', 'maxPooling2d', 'flatten', 'dropout'].includes(layer.type) && !(layer.type === 'dense' && layer.activation === 'gelu'))
+}
+
 export function buildModel(spec: JobSpec, inputLayers: readonly tf.layers.Layer[] = []): tf.Sequential {
   analyzed(spec.model) // throws on an invalid model
   const model = tf.sequential({name: `gensyn_${spec.name.replace(/[^a-zA-Z0-9_]/g, '_')}`})
@@ -54,6 +59,10 @@ export function buildModel(spec: JobSpec, inputLayers: readonly tf.layers.Layer[
       case 'dropout':
         model.add(tf.layers.dropout({...base, rate: layer.rate}))
         break
+      default:
+        // tfjs-layers has no multi-head attention or residual block for a sequential model: such a model goes
+        // out as model.safetensors (gensyn models get), not as a tfjs layers model
+        throw new ModelSpecError(`model.layers[${index}]: ${layer.type} has no tfjs layers export; use model.safetensors (gensyn models get writes it)`)
     }
   }
   return model

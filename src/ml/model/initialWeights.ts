@@ -26,13 +26,15 @@ export function analyzed(model: ModelSpec): Extract<ModelAnalysis, {ok: true}> {
  *   `gensyn/init/v1 seed=<training.seed> weight=<N>` gives one unit u in [0, 1) per element (row-major
  *   order), and the element is fround((2u - 1) * sqrt(6 / (fanIn + fanOut))) with double arithmetic
  *   (dense: fanIn = inputs, fanOut = units; conv2d: fanIn = kh*kw*inChannels, fanOut = kh*kw*filters).
- * - biases: zeros.
+ * - biases (and layer normalisation's beta): zeros; layer normalisation's gamma: ones.
+ * - embedding tables are kernels: fanIn = vocabulary (or sequence length), fanOut = units.
  */
 export function initialWeights(spec: JobSpec): Float32Array[] {
   return modelWeights(spec.model).map((weight) => {
     const size = weight.shape.reduce((a, b) => a * b, 1)
     const values = new Float32Array(size)
     if (weight.role === 'bias') return values
+    if (weight.role === 'gamma') return values.fill(1)
     const limit = Math.sqrt(6 / (weight.fanIn + weight.fanOut))
     const stream = prngStream(`gensyn/init/v1 seed=${spec.training.seed} weight=${weight.name}`)
     for (let i = 0; i < size; i++) values[i] = (2 * stream.nextUnit() - 1) * limit

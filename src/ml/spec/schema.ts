@@ -2,7 +2,18 @@ import {z} from 'zod'
 import {analyzeModel} from '../model/analyzeModel.js'
 
 /** Layer types a job may use, in the order error messages list them. */
-export const layerTypes = ['dense', 'conv2d', 'maxPooling2d', 'flatten', 'dropout'] as const
+export const layerTypes = [
+  'dense',
+  'conv2d',
+  'maxPooling2d',
+  'flatten',
+  'dropout',
+  'embedding',
+  'positionalEmbedding',
+  'layerNormalization',
+  'multiHeadAttention',
+  'residual',
+] as const
 /**
  * Secure mapping layers a private job may use (docs/privacy.md): `orthogonal` (a keyed random rotation of the
  * flattened features), `local` (a keyed 3x3 filter and a keyed gain per pixel: keeps the 2-D layout for
@@ -10,7 +21,7 @@ export const layerTypes = ['dense', 'conv2d', 'maxPooling2d', 'flatten', 'dropou
  */
 export const privacyMappings = ['orthogonal', 'local', 'tanh-mix'] as const
 /** Activations a dense or conv2d layer may use (`linear` = none). */
-export const activations = ['relu', 'sigmoid', 'tanh', 'softmax', 'linear'] as const
+export const activations = ['relu', 'sigmoid', 'tanh', 'softmax', 'gelu', 'linear'] as const
 
 const positiveInt = z.number().int().positive()
 const size2d = z.union([positiveInt, z.tuple([positiveInt, positiveInt])])
@@ -53,12 +64,55 @@ const dropoutLayer = z
   })
   .describe('seeded dropout (see docs/job-spec.md): a fresh mask per training step, identity at inference')
 
-export const layerSchema = z.discriminatedUnion('type', [
+const embeddingLayer = z
+  .strictObject({
+    type: z.literal('embedding'),
+    vocabulary: positiveInt.describe('number of token ids (the data\'s vocabulary size)'),
+    units: positiveInt.describe('width of each token\'s vector'),
+  })
+  .describe('token ids [sequence] to vectors [sequence, units] (a learned table, looked up with gather)')
+const positionalEmbeddingLayer = z
+  .strictObject({type: z.literal('positionalEmbedding')})
+  .describe('adds a learned vector per position to a [sequence, units] input')
+const layerNormalizationLayer = z
+  .strictObject({
+    type: z.literal('layerNormalization'),
+    epsilon: z.number().positive().default(1e-5).describe('added to the variance'),
+  })
+  .describe('normalises over the last axis, then scales by gamma and shifts by beta (learned)')
+const multiHeadAttentionLayer = z
+  .strictObject({
+    type: z.literal('multiHeadAttention'),
+    heads: positiveInt.describe('number of heads; the input width must divide by it'),
+    causal: z.boolean().default(true).describe('each position attends only to itself and earlier ones'),
+  })
+  .describe('self-attention over a [sequence, units] input: query, key, value and output projections, softmax(q k^T / sqrt(d)) v per head')
+const baseLayers = [denseLayer, conv2dLayer, maxPooling2dLayer, flattenLayer, dropoutLayer, embeddingLayer, positionalEmbeddingLayer, layerNormalizationLayer, multiHeadAttentionLayer] as const
+type BaseLayerOutput = z.output<(typeof baseLayers)[number]>
+type BaseLayerInput = z.input<(typeof baseLayers)[number]>
+/** A layer as validated (defaults filled in); a residual block holds layers. */
+export type LayerOutput = BaseLayerOutput | {type: 'residual'; layers: LayerOutput[]}
+type LayerInput = BaseLayerInput | {type: 'residual'; layers: LayerInput[]}
+const residualLayer = z
+  .strictObject({
+    type: z.literal('residual'),
+    layers: z
+      .array(z.lazy((): z.ZodType<LayerOutput, LayerInput> => layerSchema))
+      .min(1)
+      .describe('the block: its output is added to its input (same shape)'),
+  })
+  .describe('a residual block, x + layers(x): with layerNormalization first, a pre-norm transformer block')
+export const layerSchema: z.ZodDiscriminatedUnion<[...typeof baseLayers, typeof residualLayer], 'type'> = z.discriminatedUnion('type', [
   denseLayer,
   conv2dLayer,
   maxPooling2dLayer,
   flattenLayer,
   dropoutLayer,
+  embeddingLayer,
+  positionalEmbeddingLayer,
+  layerNormalizationLayer,
+  multiHeadAttentionLayer,
+  residualLayer,
 ])
 
 /** Training losses: softmax cross-entropy over classes, mean squared or absolute error for a regression. */
@@ -117,7 +171,7 @@ const mnistDatasetSchema = z.strictObject({
   testLimit: positiveInt.max(10000).default(10000).describe('evaluate on the first N samples of the test split'),
 })
 /** Formats a data file may have (docs/job-spec.md, "Your own data"). */
-export const dataFormats = ['csv', 'npy', 'npz', 'parquet', 'idx'] as const
+export const dataFormats = ['csv', 'npy', 'npz', 'parquet', 'idx', 'text', 'jsonl'] as const
 /** Feature normalisations, fitted on the training split and applied to both (stored with the data set). */
 export const normalizations = ['none', 'standard', 'minmax'] as const
 const dataSource = z
@@ -141,11 +195,19 @@ const fileDatasetSchema = z
   .strictObject({
     source: dataSource,
     format: z.enum(dataFormats).optional().describe('the file format; default: from the extension of source'),
-    task: z.enum(['classification', 'regression']).default('classification').describe('classification: labels are classes; regression: labels are real values'),
+    task: z
+      .enum(['classification', 'regression', 'language-model'])
+      .default('classification')
+      .describe('classification: labels are classes; regression: labels are real values; language-model: text, each position predicts the next token'),
+    context: positiveInt.max(4096).optional().describe('language-model: tokens per sample (the model\'s inputShape [context])'),
+    vocabulary: z
+      .union([z.enum(['bytes', 'chars']), z.strictObject({source: dataSource.describe('a UTF-8 file with one token (a character) per line')})])
+      .default('chars')
+      .describe('language-model: bytes (256 UTF-8 byte values), chars (the distinct characters of the training text, sorted) or a vocabulary file'),
     features: z
       .union([z.array(z.string().min(1)).min(1), z.string().min(1)])
       .optional()
-      .describe('csv and parquet: the feature columns, by name (default: every column but the label); npz: the features array name (default "x")'),
+      .describe('csv and parquet: the feature columns, by name (default: every column but the label); npz: the features array name (default "x"); jsonl: the text field (default "text")'),
     label: z
       .string()
       .min(1)
@@ -264,6 +326,10 @@ export const jobSpecSchema = z
     if ('source' in spec.dataset) {
       if (spec.dataset.task === 'regression' && spec.training.stopAt?.testAccuracy !== undefined)
         ctx.addIssue({code: 'custom', message: 'expected testLoss for a regression: it has no test accuracy', path: ['training', 'stopAt', 'testAccuracy']})
+      if (spec.dataset.task === 'language-model' && spec.dataset.context === undefined)
+        ctx.addIssue({code: 'custom', message: 'expected a context length (tokens per sample) for a language model', path: ['dataset', 'context']})
+      if (spec.dataset.task === 'language-model' && spec.dataset.context !== undefined && spec.model.inputShape.join(',') !== String(spec.dataset.context))
+        ctx.addIssue({code: 'custom', message: `expected [${spec.dataset.context}] (dataset.context) for a language model, got [${spec.model.inputShape.join(', ')}]`, path: ['model', 'inputShape']})
       if (spec.dataset.task === 'regression' && spec.dataset.classes !== undefined)
         ctx.addIssue({code: 'custom', message: 'expected no classes for a regression', path: ['dataset', 'classes']})
       if (spec.privacy)

@@ -80,7 +80,7 @@ describe('job spec', () => {
     [
       'an unknown layer type',
       spec({model: `model: {inputShape: [784], layers: [{type: dense, units: 10}, {type: lstm}]}`}),
-      'job.yaml: model.layers[1].type: expected one of dense, conv2d, maxPooling2d, flatten, dropout, got "lstm"',
+      'job.yaml: model.layers[1].type: expected one of dense, conv2d, maxPooling2d, flatten, dropout, embedding, positionalEmbedding, layerNormalization, multiHeadAttention, residual, got "lstm"',
     ],
     [
       'a negative learning rate',
@@ -105,8 +105,8 @@ describe('job spec', () => {
     ],
     [
       'an unknown activation',
-      spec({model: `model: {inputShape: [784], layers: [{type: dense, units: 10, activation: gelu}]}`}),
-      'job.yaml: model.layers[0].activation: expected one of relu, sigmoid, tanh, softmax, linear, got "gelu"',
+      spec({model: `model: {inputShape: [784], layers: [{type: dense, units: 10, activation: swish}]}`}),
+      'job.yaml: model.layers[0].activation: expected one of relu, sigmoid, tanh, softmax, gelu, linear, got "swish"',
     ],
     [
       'a dropout rate of 1',
@@ -116,7 +116,7 @@ describe('job spec', () => {
     [
       'a dense layer on an image',
       spec({model: `model: {inputShape: [28, 28, 1], layers: [{type: dense, units: 10}]}`}),
-      'job.yaml: model.layers[0].type: expected a flat input for dense, got [28, 28, 1] (add a flatten layer before it)',
+      'job.yaml: model.layers[0].type: expected a flat or [sequence, features] input for dense, got [28, 28, 1] (add a flatten layer before it)',
     ],
     [
       'a last layer without 10 classes',

@@ -48,6 +48,22 @@ describe('training on your own data: learns, proves, replays bit for bit, and a 
     })
   }
 
+  it('sums-transformer (cut to 20 steps): a character transformer learns, its proof replays bit for bit, the wrong-data cheat fails replay', async () => {
+    const full = await loadLocalJob('fixtures/jobs/sums-transformer.yaml')
+    const spec = {...full, training: {...full.training, steps: 20, schedule: {warmupSteps: 5, decay: 'cosine' as const, minLearningRate: 0}}, proof: {checkpointInterval: 10}}
+    const honest = await trainJob({spec, store})
+    const first = await evaluateCheckpoint({spec, checkpoint: await store.get(honest.checkpoints[0]!.hash)})
+    const last = await evaluateCheckpoint({spec, checkpoint: await store.get(honest.checkpoints.at(-1)!.hash)})
+    // per token: 13 characters, so a uniform guess is log(13) = 2.56 nats
+    assert.ok(first.testLoss > 2.3 && last.testLoss < first.testLoss - 0.3, `test loss ${first.testLoss} -> ${last.testLoss}`)
+    assert.ok(last.testAccuracy > first.testAccuracy)
+    const report = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, segments: [0, 1]})
+    assert.equal(report.accepted, true, report.reason)
+    const cheated = await cheat({strategy: 'wrong-data', spec, store})
+    const caught = await verifyProof({spec, store, manifestHash: cheated.manifestHash, randomness, segments: [0]})
+    assert.equal(caught.checks.replay, 'fail')
+  })
+
   it('penguins-parquet: training.stopAt.testLoss stops a regression at the first checkpoint at or below the target, and the verifier checks it', async () => {
     const spec = await loadLocalJob('fixtures/jobs/penguins-parquet.yaml')
     const losses: number[] = []

@@ -3,7 +3,7 @@ import type {Checkpoint, CheckpointTensor} from '../checkpoint/types.js'
 import {type Samples, targetSize, writeTarget} from '../data/samples.js'
 import {samplesFor} from '../data/samplesFor.js'
 import {forward} from '../model/forward.js'
-import {modelWeights} from '../model/initialWeights.js'
+import {analyzed, modelWeights} from '../model/initialWeights.js'
 import {type JobSpec, lossOf, optimizerStateType} from '../spec/schema.js'
 import {batchIndices} from './batchIndices.js'
 import {CheckpointMismatchError, TrainingAbortedError} from './errors.js'
@@ -50,6 +50,8 @@ export class TrainingSession {
   protected readonly data: Samples
   private readonly names: string[]
   private readonly shapes: number[][]
+  /** The model's output per sample ([classes], [outputs], or a language model's [context, vocabulary]). */
+  private readonly outputShape: number[]
 
   constructor(spec: JobSpec) {
     this.spec = spec
@@ -57,6 +59,7 @@ export class TrainingSession {
     const weights = modelWeights(spec.model)
     this.names = weights.map((w) => w.name)
     this.shapes = weights.map((w) => w.shape)
+    this.outputShape = analyzed(spec.model).layers.at(-1)!.outputShape
   }
 
   /** Replaces the state with a checkpoint's (names, shapes and optimizer type must match the job). */
@@ -147,7 +150,7 @@ export class TrainingSession {
     }
     const result = tf.tidy(() => {
       const x = tf.tensor(xValues, [batchSize, ...spec.model.inputShape], 'float32')
-      const y = tf.tensor2d(yValues, [batchSize, targetSize(this.data)], 'float32')
+      const y = tf.tensor(yValues, [batchSize, ...this.outputShape], 'float32')
       const loss = lossOf(spec)
       const lossOfParams = (...params: tf.Tensor[]) => lossTensor(loss, y, forward(spec, params, x, {training: true, seed, step})) as tf.Scalar
       const {value, grads: raw} = tf.valueAndGrads(lossOfParams)(this.params)
