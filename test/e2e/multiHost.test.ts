@@ -154,7 +154,7 @@ describe('many hosts: actors that share nothing but an RPC URL and a store URL',
       const modelDir = path.join(submitterDir, 'model')
       const get = await runGensyn(['models', 'get', task.taskId, '--out', modelDir, '--network', path.join(submitterDir, 'network.json'), '--state-dir', path.join(submitterDir, 'state'), '--json'])
       assert.equal(get.exitCode, 0, String(get.stderr))
-      assert.deepEqual((await readdir(modelDir)).sort(), ['model.json', 'weights.bin'])
+      assert.deepEqual((await readdir(modelDir)).sort(), ['model-card.json', 'model.json', 'model.safetensors', 'weights.bin'])
       assert.ok((await stat(path.join(modelDir, 'weights.bin'))).size > 100_000, '784x32 + 32x10 float32 weights')
 
       // Nothing was shared through a folder: no actor host holds a blob store, the store host holds them all.
