@@ -1,9 +1,11 @@
 // `npm run bench`: every figure is measured side by side in this one run, on this machine.
 //  1. solver training steps/s with proof checkpointing vs a plain tfjs loop on the same job (a ratio);
-//  2. seconds from `gensyn devnet up` to the first settled task (the smoke scenario, real processes).
+//  2. seconds from `gensyn devnet up` to the first settled task (the smoke scenario, real processes);
+//  3. the proof's cost on the character transformer: trainJob with checkpoints against the same steps without.
 import os from 'node:os'
 
 import {benchDevnet} from './devnet.js'
+import {benchProofOverhead} from './proofOverhead.js'
 import {benchTraining} from './training.js'
 
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}`)
@@ -30,3 +32,8 @@ console.log(`contracts deployed      ${devnet.contractsDeployed.toFixed(1).padSt
 console.log(`actors ready            ${devnet.actorsReady.toFixed(1).padStart(6)}`)
 console.log(`first task settled      ${devnet.firstSettled.toFixed(1).padStart(6)}`)
 console.log(`exited with the report  ${devnet.exited.toFixed(1).padStart(6)}`)
+
+const proof = await benchProofOverhead(['fixtures/jobs/sums-transformer.yaml'])
+console.log(`\n3. the proof's cost on ${proof.runtime} (median of 3, steps/s)`)
+for (const row of proof.rows)
+  console.log(`${row.job}: ${row.withProof.toFixed(1)} with checkpoints, ${row.withoutProof.toFixed(1)} without (overhead ${(row.overhead * 100).toFixed(1)} %), final test loss ${row.finalTestLoss.toFixed(3)}`)
