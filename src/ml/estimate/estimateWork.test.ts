@@ -32,6 +32,15 @@ ${extra}`)
 // Every layer type, activation, padding, stride and optimizer the schema allows, in places where tfjs's
 // gradients differ (fused or not, first layer or not, dropout before and after the first weights).
 const variants: Record<string, JobSpec> = {
+  'adam, conv, average pooling, global average pooling': spec({
+    inputShape: '[28, 28, 1]',
+    layers: '[{type: conv2d, filters: 4, kernelSize: 3, activation: relu}, {type: avgPooling2d}, {type: conv2d, filters: 6, kernelSize: 3}, {type: globalAveragePooling}, {type: dense, units: 10}]',
+  }),
+  'sgd, dense over rows, global average pooling of a sequence': spec({
+    optimizer: '{type: sgd, learningRate: 0.1}',
+    inputShape: '[28, 28]',
+    layers: '[{type: dense, units: 8, activation: gelu}, {type: globalAveragePooling}, {type: dense, units: 10}]',
+  }),
   'adamw, warm-up and cosine schedule, gradient clipping': spec({
     optimizer: '{type: adamw, learningRate: 0.01, weightDecay: 0.05}',
     layers: '[{type: dense, units: 12, activation: relu}, {type: dense, units: 10}]',

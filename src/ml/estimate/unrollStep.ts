@@ -86,7 +86,11 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
         break
       }
       case 'maxPooling2d':
-        emit('forward', index, 'MaxPool', {x}, y, {filterSize: pair(layer.poolSize), strides: pair(layer.strides ?? layer.poolSize), pad: layer.padding})
+      case 'avgPooling2d':
+        emit('forward', index, layer.type === 'maxPooling2d' ? 'MaxPool' : 'AvgPool', {x}, y, {filterSize: pair(layer.poolSize), strides: pair(layer.strides ?? layer.poolSize), pad: layer.padding})
+        break
+      case 'globalAveragePooling':
+        emit('forward', index, 'Mean', {x}, y)
         break
       case 'dropout':
         if (layer.rate > 0) binary('forward', index, 'Multiply', x, x)
@@ -164,6 +168,16 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
       case 'maxPooling2d':
         if (onPath)
           emit('backward', index, 'MaxPoolGrad', {dy: y, input: x, output: y}, x, {filterSize: pair(layer.poolSize), strides: pair(layer.strides ?? layer.poolSize), pad: layer.padding})
+        break
+      case 'avgPooling2d':
+        if (onPath) emit('backward', index, 'AvgPoolGrad', {dy: y, input: x}, x, {filterSize: pair(layer.poolSize), strides: pair(layer.strides ?? layer.poolSize), pad: layer.padding})
+        break
+      case 'globalAveragePooling':
+        // the mean's gradient: dy spread over every position, then divided by their count
+        if (onPath) {
+          binary('backward', index, 'Multiply', [B, ...inputShape.map((size, axis) => (axis === inputShape.length - 1 ? size : 1))], x, x)
+          binary('backward', index, 'RealDiv', x, [])
+        }
         break
       case 'dropout':
         if (onPath && layer.rate > 0) binary('backward', index, 'Multiply', y, y)

@@ -66,16 +66,17 @@ function analyzeLayer(layer: LayerSpec, shape: number[], prefix: string, path: (
       }
     }
     case 'conv2d':
-    case 'maxPooling2d': {
+    case 'maxPooling2d':
+    case 'avgPooling2d': {
       const [h, w, c] = shape
       if (shape.length !== 3 || h === undefined || w === undefined || c === undefined)
         return fail(`expected a [height, width, channels] input for ${layer.type}, got ${show(shape)}`, 'type')
       const [kh, kw] = pair(layer.type === 'conv2d' ? layer.kernelSize : layer.poolSize)
-      const [sh, sw] = pair(layer.strides ?? (layer.type === 'maxPooling2d' ? layer.poolSize : 1))
+      const [sh, sw] = pair(layer.strides ?? (layer.type === 'conv2d' ? 1 : layer.poolSize))
       const oh = outSize(h, kh, sh, layer.padding)
       const ow = outSize(w, kw, sw, layer.padding)
       if (oh < 1 || ow < 1) return fail(`expected a window no larger than the input ${show(shape)}, got ${show([kh, kw])}`, layer.type === 'conv2d' ? 'kernelSize' : 'poolSize')
-      if (layer.type === 'maxPooling2d') return {outputShape: [oh, ow, c], weights: [], forwardMacs: oh * ow * c * kh * kw}
+      if (layer.type !== 'conv2d') return {outputShape: [oh, ow, c], weights: [], forwardMacs: oh * ow * c * kh * kw}
       const f = layer.filters
       return {
         outputShape: [oh, ow, f],
@@ -85,6 +86,9 @@ function analyzeLayer(layer: LayerSpec, shape: number[], prefix: string, path: (
     }
     case 'flatten':
       return {outputShape: [product(shape)], weights: [], forwardMacs: 0}
+    case 'globalAveragePooling':
+      if (shape.length !== 2 && shape.length !== 3) return fail(`expected a [height, width, channels] or [sequence, features] input for globalAveragePooling, got ${show(shape)}`, 'type')
+      return {outputShape: [width], weights: [], forwardMacs: product(shape)}
     case 'dropout':
       return {outputShape: shape, weights: [], forwardMacs: 0}
     case 'embedding':

@@ -12,7 +12,7 @@ import {analyzed, ModelSpecError} from './initialWeights.js'
  */
 /** True when every layer has a tfjs-layers counterpart (the sequence layers do not). */
 export function hasLayersExport(spec: Pick<JobSpec, 'model'>): boolean {
-  return spec.model.layers.every((layer) => ['dense', 'conv2d', 'maxPooling2d', 'flatten', 'dropout'].includes(layer.type) && !(layer.type === 'dense' && layer.activation === 'gelu'))
+  return spec.model.layers.every((layer) => ['dense', 'conv2d', 'maxPooling2d', 'avgPooling2d', 'globalAveragePooling', 'flatten', 'dropout'].includes(layer.type) && !(layer.type === 'dense' && layer.activation === 'gelu'))
 }
 
 export function buildModel(spec: JobSpec, inputLayers: readonly tf.layers.Layer[] = []): tf.Sequential {
@@ -52,6 +52,12 @@ export function buildModel(spec: JobSpec, inputLayers: readonly tf.layers.Layer[
             dataFormat: 'channelsLast',
           }),
         )
+        break
+      case 'avgPooling2d':
+        model.add(tf.layers.averagePooling2d({...base, poolSize: pair(layer.poolSize), strides: pair(layer.strides ?? layer.poolSize), padding: layer.padding, dataFormat: 'channelsLast'}))
+        break
+      case 'globalAveragePooling':
+        model.add(analyzed(spec.model).layers[index]!.inputShape.length === 3 ? tf.layers.globalAveragePooling2d({...base, dataFormat: 'channelsLast'}) : tf.layers.globalAveragePooling1d(base))
         break
       case 'flatten':
         model.add(tf.layers.flatten(base))

@@ -95,6 +95,12 @@ function applyLayers(layers: readonly LayerSpec[], x: tf.Tensor, params: Cursor,
       case 'maxPooling2d':
         h = tf.maxPool(h as tf.Tensor4D, pair(layer.poolSize), pair(layer.strides ?? layer.poolSize), layer.padding)
         break
+      case 'avgPooling2d':
+        h = tf.avgPool(h as tf.Tensor4D, pair(layer.poolSize), pair(layer.strides ?? layer.poolSize), layer.padding)
+        break
+      case 'globalAveragePooling':
+        h = tf.mean(h, h.rank === 4 ? [1, 2] : [1])
+        break
       case 'flatten':
         h = tf.reshape(h, [h.shape[0] ?? -1, -1])
         break
@@ -139,7 +145,8 @@ function applyLayers(layers: readonly LayerSpec[], x: tf.Tensor, params: Cursor,
  * - dense: fused matMul(x, kernel) + bias with relu fused when the activation is relu, then
  *   sigmoid/tanh/softmax/gelu as separate ops; over a [sequence, features] input, on its flat [B·T, features] view;
  * - conv2d: fused conv2d(x, kernel, strides, padding, NHWC) + bias (relu fused), then the activation;
- * - maxPooling2d: maxPool(x, poolSize, strides, padding); flatten: reshape to [batch, -1];
+ * - maxPooling2d / avgPooling2d: maxPool / avgPool(x, poolSize, strides, padding); globalAveragePooling:
+ *   mean over the positions; flatten: reshape to [batch, -1];
  * - dropout: identity at inference; in training x * mask with the seeded mask of {@link dropoutMask};
  * - embedding: matMul(oneHot(int32 ids), table); positionalEmbedding: x + table;
  * - layerNormalization: (x - mean) * rsqrt(variance + epsilon) * gamma + beta over the last axis;

@@ -8,6 +8,8 @@ export const layerTypes = [
   'maxPooling2d',
   'flatten',
   'dropout',
+  'avgPooling2d',
+  'globalAveragePooling',
   'embedding',
   'positionalEmbedding',
   'layerNormalization',
@@ -55,6 +57,17 @@ const maxPooling2dLayer = z
   })
   .describe('2D max pooling over a [height, width, channels] input')
 
+const avgPooling2dLayer = z
+  .strictObject({
+    type: z.literal('avgPooling2d'),
+    poolSize: size2d.default(2).describe('pooling window height and width'),
+    strides: size2d.optional().describe('stride; defaults to poolSize'),
+    padding: z.enum(['valid', 'same']).default('valid'),
+  })
+  .describe('2D average pooling over a [height, width, channels] input')
+const globalAveragePoolingLayer = z
+  .strictObject({type: z.literal('globalAveragePooling')})
+  .describe('the mean over every position: [height, width, channels] to [channels], or [sequence, features] to [features]')
 const flattenLayer = z.strictObject({type: z.literal('flatten')}).describe('reshape to rank 1')
 
 const dropoutLayer = z
@@ -87,7 +100,7 @@ const multiHeadAttentionLayer = z
     causal: z.boolean().default(true).describe('each position attends only to itself and earlier ones'),
   })
   .describe('self-attention over a [sequence, units] input: query, key, value and output projections, softmax(q k^T / sqrt(d)) v per head')
-const baseLayers = [denseLayer, conv2dLayer, maxPooling2dLayer, flattenLayer, dropoutLayer, embeddingLayer, positionalEmbeddingLayer, layerNormalizationLayer, multiHeadAttentionLayer] as const
+const baseLayers = [denseLayer, conv2dLayer, maxPooling2dLayer, avgPooling2dLayer, globalAveragePoolingLayer, flattenLayer, dropoutLayer, embeddingLayer, positionalEmbeddingLayer, layerNormalizationLayer, multiHeadAttentionLayer] as const
 type BaseLayerOutput = z.output<(typeof baseLayers)[number]>
 type BaseLayerInput = z.input<(typeof baseLayers)[number]>
 /** A layer as validated (defaults filled in); a residual block holds layers. */
@@ -106,6 +119,8 @@ export const layerSchema: z.ZodDiscriminatedUnion<[...typeof baseLayers, typeof 
   denseLayer,
   conv2dLayer,
   maxPooling2dLayer,
+  avgPooling2dLayer,
+  globalAveragePoolingLayer,
   flattenLayer,
   dropoutLayer,
   embeddingLayer,
@@ -304,7 +319,6 @@ export const jobSpecSchema = z
     if (model.success) {
       const analysis = analyzeModel(model.data)
       if (!analysis.ok) ctx.addIssue({code: 'custom', message: analysis.message, path: ['model', ...analysis.path]})
-      const shape = model.data.inputShape.join(',')
       const outputs = declaredOutputs(spec.dataset)
       const lastIndex = model.data.layers.length - 1
       const last = model.data.layers[lastIndex]
@@ -312,10 +326,11 @@ export const jobSpecSchema = z
         ctx.addIssue({code: 'custom', message: `expected ${outputs} (${outputsWhat(spec.dataset)}) in the last layer, got ${last.units}`, path: ['model', 'layers', lastIndex, 'units']})
       if (analysis.ok && last?.type === 'dense' && 'task' in spec.dataset && spec.dataset.task === 'regression' && last.activation !== 'linear')
         ctx.addIssue({code: 'custom', message: `expected linear in the last layer of a regression, got "${last.activation}"`, path: ['model', 'layers', lastIndex, 'activation']})
-      if ('name' in spec.dataset && shape !== '784' && shape !== '28,28,1')
+      // any shape of MNIST's 784 pixels: [784], [28, 28, 1], or [28, 28] rows as a sequence
+      if ('name' in spec.dataset && model.data.inputShape.reduce((a, b) => a * b, 1) !== 784)
         ctx.addIssue({
           code: 'custom',
-          message: `expected [784] or [28, 28, 1] for mnist, got [${model.data.inputShape.join(', ')}]`,
+          message: `expected a shape of 784 values for mnist ([784], [28, 28, 1] or [28, 28]), got [${model.data.inputShape.join(', ')}]`,
           path: ['model', 'inputShape'],
         })
     }

@@ -80,7 +80,7 @@ describe('job spec', () => {
     [
       'an unknown layer type',
       spec({model: `model: {inputShape: [784], layers: [{type: dense, units: 10}, {type: lstm}]}`}),
-      'job.yaml: model.layers[1].type: expected one of dense, conv2d, maxPooling2d, flatten, dropout, embedding, positionalEmbedding, layerNormalization, multiHeadAttention, residual, got "lstm"',
+      'job.yaml: model.layers[1].type: expected one of dense, conv2d, maxPooling2d, avgPooling2d, globalAveragePooling, flatten, dropout, embedding, positionalEmbedding, layerNormalization, multiHeadAttention, residual, got "lstm"',
     ],
     [
       'a negative learning rate',
@@ -133,7 +133,7 @@ describe('job spec', () => {
     [
       'an input shape that is not MNIST',
       spec({model: `model: {inputShape: [100], layers: [{type: dense, units: 10}]}`}),
-      'job.yaml: model.inputShape: expected [784] or [28, 28, 1] for mnist, got [100]',
+      'job.yaml: model.inputShape: expected a shape of 784 values for mnist ([784], [28, 28, 1] or [28, 28]), got [100]',
     ],
     ['a maxPrice that is a number', spec({payment: 'payment: {maxPrice: 1}'}), 'job.yaml: payment.maxPrice: expected a string, got 1'],
     [
