@@ -89,6 +89,28 @@ describe('gensyn solve --offline and verify --proof (real processes, real traini
     assert.equal(exact.exitCode, 2)
   })
 
+  it('a job on its own data (weather-csv, by short name): the bundle carries the data set; profiled thresholds accept a cpu-trained bundle on wasm, and a changed data file is refused', async () => {
+    const ownBundle = path.join(work, 'own-proof')
+    const solved = await runGensyn(['solve', '--offline', 'weather-csv', '--out', ownBundle, '--backend', 'cpu', '--json'])
+    assert.equal(solved.exitCode, 0, String(solved.stderr))
+    const manifest = JSON.parse(await readFile(path.join(ownBundle, 'proof.json'), 'utf8')) as {datasetHash: string; data: {file: string; sha256: string}}
+    assert.equal(manifest.data.sha256, manifest.datasetHash)
+    const thresholds = path.join(work, 'own-thresholds.json')
+    const profiled = await runGensyn(['profile', '--job', 'weather-csv', '--segments', '2', '--out', thresholds, '--json'])
+    assert.equal(profiled.exitCode, 0, String(profiled.stderr))
+    // a fresh process: the data comes from the bundle alone
+    const tolerant = await runGensyn(['verify', '--proof', ownBundle, '--mode', 'tolerance', '--thresholds', thresholds, '--backend', 'wasm', '--segments', '4', '--seed', '3', '--json'])
+    assert.equal(tolerant.exitCode, 0, String(tolerant.stdout) + String(tolerant.stderr))
+    assert.equal((JSON.parse(String(tolerant.stdout)) as {accepted: boolean}).accepted, true)
+    const dataFile = path.join(ownBundle, manifest.data.file)
+    const bytes = await readFile(dataFile)
+    bytes[bytes.length - 1] ^= 1
+    await writeFile(dataFile, bytes)
+    const changed = await runGensyn(['verify', '--proof', ownBundle, '--mode', 'tolerance', '--thresholds', thresholds, '--backend', 'wasm'])
+    assert.equal(changed.exitCode, 2)
+    assert.match(String(changed.stderr).trim(), /^Error: proof\.json: data\.file: data\/dataset\.bin does not hash to 0x[0-9a-f]{64}$/)
+  })
+
   it('rejects an adversary bundle (skip-steps) with exit 1', async () => {
     const cheat = path.join(work, 'skip-steps')
     const solved = await runGensyn(['solve', '--offline', 'fixtures/jobs/smoke-mlp.yaml', '--out', cheat, '--strategy', 'skip-steps'])

@@ -20,6 +20,8 @@ export const bundleManifestSchema = z.strictObject({
   checkpointInterval: z.number().int().positive(),
   checkpoints: z.array(z.strictObject({step: z.number().int().min(0), file: relativeFile, sha256: hash})).min(2),
   merkleRoot: hash,
+  /** A job on its own data: the published data set's canonical bytes (docs/job-spec.md), so a verifier needs no store. */
+  data: z.strictObject({file: relativeFile, sha256: hash}).optional(),
 })
 
 export type BundleManifest = z.infer<typeof bundleManifestSchema>

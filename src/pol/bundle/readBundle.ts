@@ -4,6 +4,9 @@ import path from 'node:path'
 import type {Hex} from 'viem'
 
 import {decodeCheckpoint} from '../../ml/checkpoint/index.js'
+import {decodeDataset} from '../../ml/data/datasetBlob.js'
+import {registerDataset} from '../../ml/data/publishedDataset.js'
+import {sha256Hex} from '../../store/sha256.js'
 import {jobSpecSchema, type JobSpec} from '../../ml/spec/index.js'
 import {formatPath} from '../../ml/spec/index.js'
 import type {BlobStore} from '../../store/types.js'
@@ -69,6 +72,17 @@ export async function readBundle(bundleDir: string): Promise<Bundle> {
     files.set(checkpoint.sha256 as Hex, file)
   }
 
+  if (bundle.data) {
+    const file = await insideBundle(root, bundle.data.file, 'data.file')
+    const bytes = await readBytes(file, bundle.data.file, 'data.file')
+    if (sha256Hex(bytes) !== bundle.data.sha256) throw new BundleError(`proof.json: data.file: ${bundle.data.file} does not hash to ${bundle.data.sha256}`)
+    try {
+      registerDataset(bundle.data.sha256 as Hex, decodeDataset(bytes))
+    } catch (error) {
+      throw new BundleError(`data.file: ${bundle.data.file} is not a data set: ${(error as Error).message.split('\n')[0]}`)
+    }
+    files.set(bundle.data.sha256 as Hex, file)
+  }
   const store = createBundleStore(files)
   const manifest: ProofManifest = {
     version: 1,

@@ -1,6 +1,10 @@
 import {mkdir, rename, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
+import type {Hex} from 'viem'
+
+import {encodeDataset} from '../../ml/data/datasetBlob.js'
+import {publishedDataset} from '../../ml/data/publishedDataset.js'
 import {canonicalSpecBytes, type JobSpec} from '../../ml/spec/index.js'
 import type {BlobStore} from '../../store/types.js'
 import type {ProofManifest} from '../manifest.js'
@@ -28,6 +32,12 @@ export async function writeBundle({spec, store, manifest, outDir}: WriteBundlePa
       checkpoints.push({step: checkpoint.step, file, sha256: checkpoint.hash})
     }
     await writeFile(path.join(staging, 'spec.json'), canonicalSpecBytes(spec))
+    // a job on its own data carries the data set's canonical bytes (the same encoding gives the same hash)
+    const data = 'source' in spec.dataset && spec.dataset.data !== undefined ? {file: 'data/dataset.bin', sha256: spec.dataset.data} : undefined
+    if (data) {
+      await mkdir(path.join(staging, 'data'), {recursive: true})
+      await writeFile(path.join(staging, data.file), encodeDataset(publishedDataset(data.sha256 as Hex)))
+    }
     const bundle: BundleManifest = {
       type: bundleType,
       version: bundleVersion,
@@ -38,11 +48,12 @@ export async function writeBundle({spec, store, manifest, outDir}: WriteBundlePa
       checkpointInterval: manifest.checkpointInterval,
       checkpoints,
       merkleRoot: manifest.merkleRoot,
+      ...(data ? {data} : {}),
     }
     await writeFile(path.join(staging, 'proof.json'), `${JSON.stringify(bundle, null, 2)}\n`)
     await rm(dir, {recursive: true, force: true})
     await rename(staging, dir)
-    return {dir, files: ['proof.json', 'spec.json', ...checkpoints.map((checkpoint) => checkpoint.file)]}
+    return {dir, files: ['proof.json', 'spec.json', ...(data ? [data.file] : []), ...checkpoints.map((checkpoint) => checkpoint.file)]}
   } catch (error) {
     await rm(staging, {recursive: true, force: true})
     throw error
