@@ -1,7 +1,7 @@
 import type {Checkpoint, CheckpointTensor} from '../ml/checkpoint/types.js'
 import type {PrngStream} from '../ml/prng/prngStream.js'
 import {prngStream} from '../ml/prng/prngStream.js'
-import type {JobSpec} from '../ml/spec/schema.js'
+import {type JobSpec, optimizerStateType} from '../ml/spec/schema.js'
 
 /**
  * The cheater's own randomness: a gensyn PRNG stream under a label of its own, so a strategy's choices
@@ -52,11 +52,14 @@ const zipTensor = (a: CheckpointTensor, b: CheckpointTensor | undefined, f: (x: 
  * products of `step` updates, exactly what an honest checkpoint at that step carries.
  */
 export function stateAt(spec: JobSpec, step: number, weights: CheckpointTensor[], m: CheckpointTensor[], v: CheckpointTensor[]): Checkpoint {
-  if (spec.training.optimizer.type === 'sgd') return {step, weights, optimizer: {type: 'sgd'}}
+  const state = optimizerStateType(spec)
+  if (state === 'sgd') return {step, weights, optimizer: {type: 'sgd'}}
+  if (state === 'momentum') return {step, weights, optimizer: {type: 'momentum', m}}
   return {step, weights, optimizer: {type: 'adam', t: step, ...adamPowers(spec, step), m, v}}
 }
 
-const momentsOf = (cp: Checkpoint) => (cp.optimizer.type === 'adam' ? {m: cp.optimizer.m, v: cp.optimizer.v} : {m: [], v: []})
+const momentsOf = (cp: Checkpoint) =>
+  cp.optimizer.type === 'adam' ? {m: cp.optimizer.m, v: cp.optimizer.v} : cp.optimizer.type === 'momentum' ? {m: cp.optimizer.m, v: []} : {m: [], v: []}
 
 /** The same tensors relabelled as the state at `step` (a padded checkpoint). */
 export function relabel(spec: JobSpec, cp: Checkpoint, step: number): Checkpoint {
@@ -103,6 +106,8 @@ export function linearise(spec: JobSpec, start: Checkpoint, probe: Checkpoint, l
   const step = start.step + length
   const weights = start.weights.map((w, i) => zipTensor(w, probe.weights[i], (w0, w1) => w0 + shrink * length * (w1 - w0)))
   const optimizer = spec.training.optimizer
+  // momentum: the probe's velocity, held (a plausible state, not the exact one)
+  if (probe.optimizer.type === 'momentum') return stateAt(spec, step, weights, probe.optimizer.m, [])
   if (optimizer.type === 'sgd' || start.optimizer.type !== 'adam' || probe.optimizer.type !== 'adam') return stateAt(spec, step, weights, [], [])
   const b1 = Math.fround(optimizer.beta1)
   const b2 = Math.fround(optimizer.beta2)

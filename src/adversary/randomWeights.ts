@@ -25,7 +25,7 @@ export async function randomWeights(context: StrategyContext): Promise<StrategyO
       return uniformTensor(like, w.name, stream, -limit, limit)
     })
     const moments = (prefix: 'm' | 'v', low: number, high: number) =>
-      optimizerStateType(spec) === 'adam'
+      optimizerStateType(spec) === 'adam' || (prefix === 'm' && optimizerStateType(spec) === 'momentum')
         ? weights.map((w) => uniformTensor(w, `${prefix}/${w.name}`, stream, step === 0 ? 0 : low, step === 0 ? 0 : high))
         : []
     await committed.commit(stateAt(spec, step, weights, moments('m', -1e-3, 1e-3), moments('v', 0, 1e-6)))

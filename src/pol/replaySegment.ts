@@ -63,10 +63,12 @@ export type ReplaySegmentParameters = {
   thresholds?: Thresholds | undefined
 }
 
-/** The tensor names of a job's checkpoints: weights in model order, then adam's m/... and v/... */
+/** The tensor names of a job's checkpoints: weights in model order, then adam's m/... and v/... (momentum: m/...) */
 export function checkpointTensorNames(spec: JobSpec): {weights: string[]; optimizer: string[]} {
   const weights = modelWeights(spec.model).map((w) => w.name)
-  const optimizer = optimizerStateType(spec) === 'adam' ? [...weights.map((n) => `m/${n}`), ...weights.map((n) => `v/${n}`)] : []
+  const state = optimizerStateType(spec)
+  const moments = state === 'adam' ? ['m', 'v'] : state === 'momentum' ? ['m'] : []
+  const optimizer = moments.flatMap((kind) => weights.map((n) => `${kind}/${n}`))
   return {weights, optimizer}
 }
 

@@ -104,7 +104,7 @@ describe('gensyn solve --offline and verify --proof (real processes, real traini
     assert.equal((JSON.parse(String(tolerant.stdout)) as {accepted: boolean}).accepted, true)
     const dataFile = path.join(ownBundle, manifest.data.file)
     const bytes = await readFile(dataFile)
-    bytes[bytes.length - 1] ^= 1
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] as number) ^ 1
     await writeFile(dataFile, bytes)
     const changed = await runGensyn(['verify', '--proof', ownBundle, '--mode', 'tolerance', '--thresholds', thresholds, '--backend', 'wasm'])
     assert.equal(changed.exitCode, 2)

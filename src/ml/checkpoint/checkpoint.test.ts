@@ -80,7 +80,7 @@ describe('checkpoint format', () => {
     const cases: [string, Uint8Array, RegExp][] = [
       ['bad magic', mutate((b) => (b[0] = 0x58)), /checkpoint magic: expected "GSYNCKPT"/],
       ['unknown version', mutate((_, v) => v.setUint32(8, 2, true)), /checkpoint version: expected 1, got 2/],
-      ['unknown optimizer', mutate((_, v) => v.setUint32(16, 7, true)), /expected 0 \(sgd\) or 1 \(adam\), got 7/],
+      ['unknown optimizer', mutate((_, v) => v.setUint32(16, 7, true)), /expected 0 \(sgd\), 1 \(adam\) or 2 \(momentum\), got 7/],
       ['sgd with optimizer fields', mutate((_, v) => v.setUint32(20, 1, true)), /expected zero optimizer fields for sgd/],
       ['trailing bytes', new Uint8Array([...good, 0, 0, 0, 0]), /trailing data/],
       ['truncated', good.subarray(0, good.length - 1), /checkpoint truncated/],

@@ -36,9 +36,9 @@ export function decodeCheckpoint(bytes: Uint8Array): Checkpoint {
   const beta2Power = view.getFloat32(28, true)
   offset = 32
   const count = u32('tensor count')
-  if (code > 1) throw new CheckpointFormatError(`checkpoint optimizer: expected 0 (sgd) or 1 (adam), got ${code}`)
-  if (code === 0 && (t !== 0 || view.getUint32(24, true) !== 0 || view.getUint32(28, true) !== 0))
-    throw new CheckpointFormatError('checkpoint header: expected zero optimizer fields for sgd')
+  if (code > 2) throw new CheckpointFormatError(`checkpoint optimizer: expected 0 (sgd), 1 (adam) or 2 (momentum), got ${code}`)
+  if (code !== 1 && (t !== 0 || view.getUint32(24, true) !== 0 || view.getUint32(28, true) !== 0))
+    throw new CheckpointFormatError(`checkpoint header: expected zero optimizer fields for ${code === 0 ? 'sgd' : 'momentum'}`)
   const decoder = new TextDecoder('utf-8', {fatal: true})
   const tensors: CheckpointTensor[] = []
   const seen = new Set<string>()
@@ -70,6 +70,17 @@ export function decodeCheckpoint(bytes: Uint8Array): Checkpoint {
   }
   if (offset !== bytes.length) throw new CheckpointFormatError(`checkpoint: expected ${offset} bytes, got ${bytes.length} (trailing data)`)
   if (code === 0) return {step, weights: tensors, optimizer: {type: 'sgd'}}
+  if (code === 2) {
+    if (count % 2 !== 0) throw new CheckpointFormatError(`momentum checkpoint: expected 2 tensors per weight, got ${count} tensors`)
+    const weights = tensors.slice(0, count / 2)
+    const m = tensors.slice(count / 2)
+    for (const [i, w] of weights.entries()) {
+      const s = m[i]
+      if (s?.name !== `m/${w.name}` || s.shape.join(',') !== w.shape.join(','))
+        throw new CheckpointFormatError(`momentum checkpoint: expected m/${w.name} [${w.shape.join(', ')}], got ${s?.name} [${s?.shape.join(', ')}]`)
+    }
+    return {step, weights, optimizer: {type: 'momentum', m}}
+  }
   if (count % 3 !== 0) throw new CheckpointFormatError(`adam checkpoint: expected 3 tensors per weight, got ${count} tensors`)
   const n = count / 3
   const weights = tensors.slice(0, n)

@@ -3,7 +3,7 @@ import type {Checkpoint, CheckpointTensor} from './types.js'
 
 export const checkpointMagic = 'GSYNCKPT'
 export const checkpointVersion = 1
-export const optimizerCodes = {sgd: 0, adam: 1} as const
+export const optimizerCodes = {sgd: 0, adam: 1, momentum: 2} as const
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1
 
 const pad4 = (n: number) => (4 - (n % 4)) % 4
@@ -11,7 +11,8 @@ const pad4 = (n: number) => (4 - (n % 4)) % 4
 /** All tensors in file order: weights, then (adam) m, then v. */
 export function checkpointTensors(checkpoint: Checkpoint): CheckpointTensor[] {
   const {weights, optimizer} = checkpoint
-  return optimizer.type === 'adam' ? [...weights, ...optimizer.m, ...optimizer.v] : [...weights]
+  if (optimizer.type === 'adam') return [...weights, ...optimizer.m, ...optimizer.v]
+  return optimizer.type === 'momentum' ? [...weights, ...optimizer.m] : [...weights]
 }
 
 function u32(value: number, what: string): number {
@@ -28,6 +29,14 @@ function u32(value: number, what: string): number {
  */
 export function encodeCheckpoint(checkpoint: Checkpoint): Uint8Array {
   const {optimizer} = checkpoint
+  if (optimizer.type === 'momentum') {
+    if (optimizer.m.length !== checkpoint.weights.length) throw new CheckpointFormatError(`optimizer: expected one m per weight (${checkpoint.weights.length}), got ${optimizer.m.length}`)
+    for (const [i, w] of checkpoint.weights.entries()) {
+      const t = optimizer.m[i]
+      if (t?.name !== `m/${w.name}` || t.shape.join(',') !== w.shape.join(','))
+        throw new CheckpointFormatError(`optimizer.m[${i}]: expected m/${w.name} with shape [${w.shape.join(', ')}], got ${t?.name} [${t?.shape.join(', ')}]`)
+    }
+  }
   if (optimizer.type === 'adam') {
     if (optimizer.m.length !== checkpoint.weights.length || optimizer.v.length !== checkpoint.weights.length)
       throw new CheckpointFormatError(`optimizer: expected one m and one v per weight (${checkpoint.weights.length}), got ${optimizer.m.length} and ${optimizer.v.length}`)

@@ -32,6 +32,10 @@ ${extra}`)
 // Every layer type, activation, padding, stride and optimizer the schema allows, in places where tfjs's
 // gradients differ (fused or not, first layer or not, dropout before and after the first weights).
 const variants: Record<string, JobSpec> = {
+  'sgd with momentum': spec({
+    optimizer: '{type: sgd, learningRate: 0.05, momentum: 0.9}',
+    layers: '[{type: dense, units: 12, activation: relu}, {type: dense, units: 10}]',
+  }),
   'adam, conv, average pooling, global average pooling': spec({
     inputShape: '[28, 28, 1]',
     layers: '[{type: conv2d, filters: 4, kernelSize: 3, activation: relu}, {type: avgPooling2d}, {type: conv2d, filters: 6, kernelSize: 3}, {type: globalAveragePooling}, {type: dense, units: 10}]',

@@ -27,12 +27,12 @@ export type WorkEstimate = {
 const product = (shape: readonly number[]) => shape.reduce((a, b) => a * b, 1)
 
 /**
- * The bytes one training step holds, float32: the parameters, their gradients, adam's m and v, and the
+ * The bytes one training step holds, float32: the parameters, their gradients, adam's m and v (momentum's m), and the
  * activations the backward pass keeps (the input batch and every layer's output).
  */
 export function memoryBytes(spec: JobSpec): number {
   const {layers, parameterCount} = analyzed(spec.model)
-  const perParameter = optimizerStateType(spec) === 'adam' ? 4 : 2
+  const perParameter = {sgd: 2, momentum: 3, adam: 4}[optimizerStateType(spec)]
   const activations = spec.training.batchSize * (product(spec.model.inputShape) + layers.reduce((n, l) => n + product(l.outputShape), 0))
   return 4 * (parameterCount * perParameter + activations)
 }

@@ -206,6 +206,11 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
   }
   for (const [i, {shape}] of params.entries()) {
     if (spec.training.optimizer.type === 'sgd') {
+      // momentum first: m * mu + g
+      if (spec.training.optimizer.momentum !== undefined) {
+        binary('optimizer', i, 'Multiply', shape, [])
+        binary('optimizer', i, 'Add', shape, shape)
+      }
       binary('optimizer', i, 'Multiply', shape, [])
       binary('optimizer', i, 'Sub', shape, shape)
       continue

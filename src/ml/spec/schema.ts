@@ -138,6 +138,7 @@ const ethAmount = z.string().regex(ethPattern, {error: 'expected a decimal ETH a
 const sgdOptimizer = z.strictObject({
   type: z.literal('sgd'),
   learningRate: z.number().positive().describe('w <- w - learningRate * g'),
+  momentum: z.number().gt(0).lt(1).optional().describe('heavy-ball momentum mu: m <- mu * m + g, w <- w - learningRate * m'),
 })
 
 const adamOptimizer = z.strictObject({
@@ -389,9 +390,11 @@ export type FileDatasetSpec = Extract<DatasetSpec, {source: string}>
 export type DataFormat = (typeof dataFormats)[number]
 export type LossType = (typeof lossTypes)[number]
 
-/** The state an optimizer keeps in a checkpoint: none (sgd), or adam's moments (adam and adamw). */
-export function optimizerStateType(spec: Pick<JobSpec, 'training'>): 'sgd' | 'adam' {
-  return spec.training.optimizer.type === 'sgd' ? 'sgd' : 'adam'
+/** The state an optimizer keeps in a checkpoint: none (sgd), a velocity (sgd with momentum), or adam's moments (adam and adamw). */
+export function optimizerStateType(spec: Pick<JobSpec, 'training'>): 'sgd' | 'momentum' | 'adam' {
+  const {optimizer} = spec.training
+  if (optimizer.type !== 'sgd') return 'adam'
+  return optimizer.momentum === undefined ? 'sgd' : 'momentum'
 }
 
 /** The loss a job trains with: `training.loss`, else what its data's task calls for. */

@@ -9,6 +9,8 @@ import {verifyProof} from '../../pol/verifyProof.js'
 import {createLocalStore} from '../../store/createLocalStore.js'
 import type {BlobStore} from '../../store/types.js'
 import {selectBackend} from '../backend/selectBackend.js'
+import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
+import {encodeCheckpoint} from '../checkpoint/encodeCheckpoint.js'
 import {initialCheckpoint} from '../checkpoint/initialCheckpoint.js'
 import {parseJobSpec} from '../spec/parseJobSpec.js'
 import type {JobSpec} from '../spec/schema.js'
@@ -78,6 +80,26 @@ describe('optimizers: AdamW, the learning-rate schedule and gradient clipping', 
     const adamw = await weightsAfter(job('{type: adamw, learningRate: 0.01, weightDecay: 0.1}'), 1)
     for (const [i, w0] of start.entries())
       for (const [j, x] of w0.entries()) assert.ok(Math.abs((adamw[i]![j] as number) - ((adam[i]![j] as number) - 0.001 * x)) < 1e-7, `weight ${i}[${j}]`)
+  })
+
+  it('sgd with momentum: the velocity is kept in the checkpoint (m/<weight>), and the second step adds mu x the first', async () => {
+    const spec = job('{type: sgd, learningRate: 0.1, momentum: 0.5}')
+    const start = initialCheckpoint(spec)
+    assert.equal(start.optimizer.type, 'momentum')
+    const session = new TrainingSession(spec)
+    session.load(start)
+    await session.run(1)
+    const one = session.snapshot()
+    assert.equal(one.optimizer.type, 'momentum')
+    // after one step m = g, so the weights moved by lr * m
+    const m1 = one.optimizer.type === 'momentum' ? one.optimizer.m : []
+    for (const [i, w] of one.weights.entries()) for (const [j, x] of w.values.entries()) assert.ok(Math.abs(x - ((start.weights[i]!.values[j] as number) - 0.1 * (m1[i]!.values[j] as number))) < 1e-6)
+    const bytes = encodeCheckpoint(one)
+    assert.deepEqual(decodeCheckpoint(bytes), one, 'the momentum checkpoint round-trips')
+    session.dispose()
+    const trained = await trainJob({spec, store})
+    const report = await verifyProof({spec, store, manifestHash: trained.manifestHash, randomness: `0x${'ab'.repeat(32)}` as Hex, segments: [0, 1]})
+    assert.equal(report.accepted, true, report.reason)
   })
 
   it('a job with all three trains, proves and replays bit for bit', async () => {

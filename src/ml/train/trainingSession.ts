@@ -80,6 +80,10 @@ export class TrainingSession {
     check(checkpoint.weights, '')
     this.disposeState()
     this.params = checkpoint.weights.map((w) => tf.keep(tf.tensor(w.values, w.shape, 'float32')))
+    if (checkpoint.optimizer.type === 'momentum') {
+      check(checkpoint.optimizer.m, 'm/')
+      this.m = checkpoint.optimizer.m.map((w) => tf.keep(tf.tensor(w.values, w.shape, 'float32')))
+    }
     if (checkpoint.optimizer.type === 'adam') {
       check(checkpoint.optimizer.m, 'm/')
       check(checkpoint.optimizer.v, 'v/')
@@ -98,7 +102,9 @@ export class TrainingSession {
     const read = (tensors: tf.Tensor[], prefix: string): CheckpointTensor[] =>
       tensors.map((t, i) => ({name: `${prefix}${this.names[i]}`, shape: [...(this.shapes[i] as number[])], values: new Float32Array(t.dataSync() as Float32Array)}))
     const weights = read(this.params, '')
-    if (this.spec.training.optimizer.type === 'sgd') return {step: this.step, weights, optimizer: {type: 'sgd'}}
+    const state = optimizerStateType(this.spec)
+    if (state === 'sgd') return {step: this.step, weights, optimizer: {type: 'sgd'}}
+    if (state === 'momentum') return {step: this.step, weights, optimizer: {type: 'momentum', m: read(this.m, 'm/')}}
     return {
       step: this.step,
       weights,
@@ -157,7 +163,11 @@ export class TrainingSession {
       const grads = spec.training.clipNorm === undefined ? raw : clipByGlobalNorm(raw, spec.training.clipNorm)
       if (optimizer.type === 'sgd') {
         const lr = tf.scalar(learningRate, 'float32')
-        return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(grads[i] as tf.Tensor, lr))), m: [], v: []}
+        if (optimizer.momentum === undefined) return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(grads[i] as tf.Tensor, lr))), m: [], v: []}
+        // heavy ball: m <- m * mu + g, w <- w - m * lr
+        const mu = tf.scalar(Math.fround(optimizer.momentum), 'float32')
+        const m = this.m.map((mi, i) => tf.add(tf.mul(mi, mu), grads[i] as tf.Tensor))
+        return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(m[i] as tf.Tensor, lr))), m, v: []}
       }
       const b1 = tf.scalar(Math.fround(optimizer.beta1), 'float32')
       const b2 = tf.scalar(Math.fround(optimizer.beta2), 'float32')

@@ -1,3 +1,4 @@
+import {checkpointTensors} from '../../ml/checkpoint/encodeCheckpoint.js'
 import type {Checkpoint, CheckpointTensor} from '../../ml/checkpoint/types.js'
 import {DistanceError} from './errors.js'
 
@@ -34,10 +35,9 @@ export type CheckpointDistances = {
   perTensor: TensorDistances[]
 }
 
-/** The checkpoint's tensors in order: weights, then adam's m and v. */
+/** The checkpoint's tensors in order: weights, then adam's m and v (momentum: m). */
 export function checkpointTensorList(checkpoint: Checkpoint): CheckpointTensor[] {
-  const {weights, optimizer} = checkpoint
-  return optimizer.type === 'adam' ? [...weights, ...optimizer.m, ...optimizer.v] : [...weights]
+  return checkpointTensors(checkpoint)
 }
 
 /** Accumulates the distances of one or more aligned chunks (a, b) in order. */
