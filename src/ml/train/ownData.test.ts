@@ -12,6 +12,7 @@ import type {BlobStore} from '../../store/types.js'
 import {datasetHash} from '../data/datasetHash.js'
 import {loadLocalJob} from '../data/loadLocalJob.js'
 import {evaluateCheckpoint} from '../evaluate/evaluateCheckpoint.js'
+import {splitTaskSpecs} from '../spec/splitTaskSpecs.js'
 import {stopRuleProblem} from './stopRule.js'
 import {trainJob} from './trainJob.js'
 
@@ -62,6 +63,15 @@ describe('training on your own data: learns, proves, replays bit for bit, and a 
     const cheated = await cheat({strategy: 'wrong-data', spec, store})
     const caught = await verifyProof({spec, store, manifestHash: cheated.manifestHash, randomness, segments: [0]})
     assert.equal(caught.checks.replay, 'fail')
+  })
+
+  it('weather-csv split into 4 stacked tasks trains to the unsplit job\'s final checkpoint bit for bit', async () => {
+    const whole = await loadLocalJob('fixtures/jobs/weather-csv.yaml')
+    const unsplit = await trainJob({spec: whole, store})
+    // 400 steps, a checkpoint every 100: 4 tasks of 100 steps
+    let start: Hex | undefined
+    for (const task of splitTaskSpecs({...whole, split: {tasks: 4}})) start = (await trainJob({spec: task, store, start: start === undefined ? undefined : {hash: start}})).checkpoints.at(-1)!.hash
+    assert.equal(start, unsplit.checkpoints.at(-1)!.hash)
   })
 
   it('penguins-parquet: training.stopAt.testLoss stops a regression at the first checkpoint at or below the target, and the verifier checks it', async () => {
