@@ -63,7 +63,7 @@ export class BlobStoreHttpError extends BaseError {
 }
 
 /** fetch() wraps the socket error ("fetch failed"): name the code underneath (ECONNREFUSED, ENOTFOUND, ...). */
-function networkReason(error: Error): string {
+export function networkReason(error: Error): string {
   const cause = error.cause as (Error & {code?: string}) | undefined
   if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out'
   return cause?.code ?? cause?.message ?? error.message

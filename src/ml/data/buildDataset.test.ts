@@ -137,11 +137,13 @@ describe('your own data: formats, splits, normalisation', () => {
   })
 
   describe('bad data: one line naming the field and what was expected', () => {
-    it('a missing file, an unknown format, a file over maxBytes, an uninstalled package', async () => {
+    it('a missing file, an unknown format, a file over maxBytes, an uninstalled package, an unreachable URL, a malformed store URI', async () => {
       await rejects('{source: nothing-here.csv}', /^dataset\.source: file not found: nothing-here\.csv$/)
       await rejects('{source: ../data/make-iris-npz.py}', /^dataset\.format: expected csv, npy, npz, parquet, idx, text or jsonl .*got "make-iris-npz\.py"$/)
       await rejects('{source: ../data/iris.npz, maxBytes: 100}', /^dataset\.source: \.\.\/data\/iris\.npz is 1346 bytes, larger than dataset\.maxBytes \(100\)$/)
       await rejects('{source: npm:no-such-package-here/data.csv}', /^dataset\.source: package no-such-package-here is not installed/)
+      await rejects('{source: "http://127.0.0.1:59999/data.csv"}', /^dataset\.source: http:\/\/127\.0\.0\.1:59999\/data\.csv is unreachable \(ECONNREFUSED\)$/)
+      await rejects('{source: "store:0x1234", format: csv}', /^dataset\.source: expected store:0x followed by 64 lowercase hex digits, got "store:0x1234"$/)
     })
 
     it('ragged CSV rows, NaN or text features, an unknown column', async () => {

@@ -4,6 +4,7 @@ import path from 'node:path'
 
 import type {Hex} from 'viem'
 
+import {networkReason} from '../../store/errors.js'
 import type {BlobStore} from '../../store/types.js'
 import {DataInputError} from './errors.js'
 
@@ -57,8 +58,7 @@ async function readUrl(url: string, context: SourceContext): Promise<Uint8Array>
   try {
     response = await fetch(url, {signal: AbortSignal.timeout(60_000)})
   } catch (error) {
-    const code = (error as {cause?: {code?: string}}).cause?.code
-    throw new DataInputError(`${context.field}: ${url} is unreachable (${code ?? (error as Error).message})`, {cause: error})
+    throw new DataInputError(`${context.field}: ${url} is unreachable (${networkReason(error as Error)})`, {cause: error})
   }
   if (!response.ok) throw new DataInputError(`${context.field}: ${url} answered HTTP ${response.status}`)
   const declared = Number(response.headers.get('content-length') ?? Number.NaN)
