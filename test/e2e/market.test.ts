@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {mkdtemp, readFile, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, readdir, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -46,7 +46,13 @@ describe('devnet market: split jobs, dropouts, a supply shock and an honest mark
   async function runScenario(name: string): Promise<{report: DevnetReport; stdout: string}> {
     const run = await runGensyn(['devnet', 'up', '--scenario', `fixtures/scenarios/${name}.yaml`, '--until-settled', '--state-dir', stateDir])
     const stdout = String(run.stdout)
-    const report = JSON.parse(await readFile(path.join(stateDir, 'report.json'), 'utf8')) as DevnetReport
+    // a devnet that ended without a report says why on stderr and in its actors' logs: keep both in the failure
+    const reportText = await readFile(path.join(stateDir, 'report.json'), 'utf8').catch(async () => {
+      const logs = await readdir(path.join(stateDir, 'logs')).catch(() => [] as string[])
+      const tails = await Promise.all(logs.map(async (log) => `--- ${log}\n${(await readFile(path.join(stateDir, 'logs', log), 'utf8')).slice(-1500)}`))
+      assert.fail(`${name}: devnet up exited ${run.exitCode} without report.json\nstderr: ${String(run.stderr).slice(-3000)}\nstdout: ${stdout.slice(-2000)}\n${tails.join('\n')}`)
+    })
+    const report = JSON.parse(reportText) as DevnetReport
     assert.equal(report.ok, true, `${name}: ${report.failures.join('; ')}\n${stdout.slice(-3000)}\n${String(run.stderr).slice(-2000)}`)
     assert.equal(run.exitCode, 0, String(run.stderr))
     return {report, stdout}
