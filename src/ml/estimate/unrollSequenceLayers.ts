@@ -138,3 +138,26 @@ export function backwardSequenceLayer(info: LayerInfo & {layer: SequenceLayer}, 
     }
   }
 }
+
+/** GELU, x * 0.5 * (1 + erf(x * sqrt(1/2))): its forward kernels (tf.profile's list). */
+export function geluForward({binary, unary}: Emitters, index: number, y: number[]): void {
+  binary('forward', index, 'Multiply', y, [])
+  binary('forward', index, 'Multiply', y, [])
+  unary('forward', index, 'Erf', y)
+  binary('forward', index, 'Add', [], y, y)
+  binary('forward', index, 'Multiply', y, y)
+}
+
+/** GELU's gradient through erf (exp of -x^2 and the products around it). */
+export function geluBackward({binary, unary}: Emitters, index: number, y: number[]): void {
+  binary('backward', index, 'Multiply', y, y)
+  binary('backward', index, 'Multiply', y, y)
+  unary('backward', index, 'Square', y)
+  unary('backward', index, 'Neg', y)
+  unary('backward', index, 'Exp', y)
+  binary('backward', index, 'Multiply', y, [])
+  binary('backward', index, 'Multiply', y, y)
+  binary('backward', index, 'Multiply', y, [])
+  binary('backward', index, 'Multiply', y, [])
+  binary('backward', index, 'Add', y, y)
+}

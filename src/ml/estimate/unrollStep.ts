@@ -3,7 +3,8 @@ import {analyzed} from '../model/initialWeights.js'
 import {type JobSpec, type LayerSpec, lossOf} from '../spec/schema.js'
 import type {KernelShapes} from './kernelFlops.js'
 import {unrollLoss} from './unrollLoss.js'
-import {backwardSequenceLayer, forwardSequenceLayer} from './unrollSequenceLayers.js'
+import {unrollOptimizer} from './unrollOptimizer.js'
+import {backwardSequenceLayer, type Emitters, forwardSequenceLayer, geluBackward, geluForward} from './unrollSequenceLayers.js'
 import type {StepPhase, UnrolledOp} from './unrolledOp.js'
 
 export type {StepPhase, UnrolledOp} from './unrolledOp.js'
@@ -80,7 +81,7 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
             emit('forward', index, '_FusedMatMul', {a: [1, ...x], b: [1, ...kernel], bias: [units]}, [1, ...y], {transposeA: false, transposeB: false, activation: 'linear'})
           else emit('forward', index, 'FusedConv2D', {x, filter: kernel, bias: [units]}, y, {...convAttrs, activation: 'linear'})
           if (act === 'softmax') emit('forward', index, 'Softmax', {logits: y}, y)
-          else if (act === 'gelu') geluForward(index, y)
+          else if (act === 'gelu') geluForward(emitters, index, y)
           else if (act !== 'linear') unary('forward', index, activationKernel[act], y)
         }
         break
@@ -121,48 +122,7 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     switch (layer.type) {
       case 'dense':
       case 'conv2d': {
-        const {act, units, kernel, convAttrs} = linearPart(index, layer, inputShape, outputShape)
-        const biasAxes = y.length - 1
-        if (act === 'relu') {
-          unary('backward', index, 'Step', y)
-          binary('backward', index, 'Multiply', y, y)
-          emit('backward', index, 'Sum', {x: y}, [units], {axis: [...Array(biasAxes).keys()]})
-          if (layer.type === 'dense') {
-            if (onPath) emit('backward', index, 'BatchMatMul', {a: y, b: kernel}, x, {transposeA: false, transposeB: true})
-            emit('backward', index, 'BatchMatMul', {a: x, b: y}, kernel, {transposeA: true, transposeB: false})
-          } else {
-            if (onPath) emit('backward', index, 'Conv2DBackpropInput', {dy: y, filter: kernel}, x, convAttrs)
-            emit('backward', index, 'Conv2DBackpropFilter', {x, dy: y}, kernel, convAttrs)
-          }
-          break
-        }
-        if (act === 'sigmoid') {
-          binary('backward', index, 'Sub', [], y, y)
-          binary('backward', index, 'Multiply', y, y)
-          binary('backward', index, 'Multiply', y, y)
-        } else if (act === 'tanh') {
-          unary('backward', index, 'Square', y)
-          binary('backward', index, 'Sub', [], y, y)
-          binary('backward', index, 'Multiply', y, y)
-        } else if (act === 'gelu') {
-          geluBackward(index, y)
-        } else if (act === 'softmax') {
-          const reduced = [...y.slice(0, -1), 1]
-          binary('backward', index, 'Multiply', y, y)
-          emit('backward', index, 'Sum', {x: y}, reduced)
-          binary('backward', index, 'Multiply', reduced, y, y)
-          binary('backward', index, 'Sub', y, y)
-        }
-        // the fused op's custom gradient: input, weights and bias, whether or not the input needs one
-        if (layer.type === 'dense') {
-          emit('backward', index, 'BatchMatMul', {a: [1, ...y], b: [1, ...kernel]}, [1, ...x], {transposeA: false, transposeB: true})
-          emit('backward', index, 'BatchMatMul', {a: [1, ...x], b: [1, ...y]}, [1, ...kernel], {transposeA: true, transposeB: false})
-          emit('backward', index, 'Sum', {x: [1, ...y]}, [units])
-        } else {
-          emit('backward', index, 'Conv2DBackpropInput', {dy: y, filter: kernel}, x, convAttrs)
-          emit('backward', index, 'Conv2DBackpropFilter', {x, dy: y}, kernel, convAttrs)
-          emit('backward', index, 'Sum', {x: y}, [units])
-        }
+        linearBackward(emitters, index, layer.type, linearPart(index, layer, inputShape, outputShape), x, y, onPath)
         break
       }
       case 'maxPooling2d':
@@ -190,71 +150,62 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     }
   }
 
-  // optimizer update per parameter, as trainingSession.ts writes it
-  const params = topLayers.flatMap((l) => l.weights)
-  if (spec.training.clipNorm !== undefined) {
-    // clipByGlobalNorm: sum(g^2) per parameter, their sum, sqrt, max with the bound, bound / that, g * factor
-    for (const [i, {shape}] of params.entries()) {
-      unary('optimizer', i, 'Square', shape)
-      emit('optimizer', i, 'Sum', {x: shape}, [])
-    }
-    for (let i = 1; i < params.length; i++) binary('optimizer', i, 'Add', [], [])
-    emit('optimizer', undefined, 'Sqrt', {x: []}, [])
-    binary('optimizer', undefined, 'Maximum', [], [])
-    binary('optimizer', undefined, 'RealDiv', [], [])
-    for (const [i, {shape}] of params.entries()) binary('optimizer', i, 'Multiply', shape, [])
-  }
-  for (const [i, {shape}] of params.entries()) {
-    if (spec.training.optimizer.type === 'sgd') {
-      // momentum first: m * mu + g
-      if (spec.training.optimizer.momentum !== undefined) {
-        binary('optimizer', i, 'Multiply', shape, [])
-        binary('optimizer', i, 'Add', shape, shape)
-      }
-      binary('optimizer', i, 'Multiply', shape, [])
-      binary('optimizer', i, 'Sub', shape, shape)
-      continue
-    }
-    // m = m*b1 + g*(1-b1); v = v*b2 + g^2*(1-b2); w = w - (m*a) / (sqrt(v) + eps)
-    binary('optimizer', i, 'Multiply', shape, [])
-    binary('optimizer', i, 'Multiply', shape, [])
-    binary('optimizer', i, 'Add', shape, shape)
-    binary('optimizer', i, 'Multiply', shape, [])
-    unary('optimizer', i, 'Square', shape)
-    binary('optimizer', i, 'Multiply', shape, [])
-    binary('optimizer', i, 'Add', shape, shape)
-    binary('optimizer', i, 'Multiply', shape, [])
-    unary('optimizer', i, 'Sqrt', shape)
-    binary('optimizer', i, 'Add', shape, [])
-    binary('optimizer', i, 'RealDiv', shape, shape)
-    // adamw's decoupled decay: w - w * (lr * weightDecay)
-    if (spec.training.optimizer.type === 'adamw') {
-      binary('optimizer', i, 'Multiply', shape, [])
-      binary('optimizer', i, 'Sub', shape, shape)
-    }
-    binary('optimizer', i, 'Sub', shape, shape)
-  }
-  return ops
+  // optimizer update per parameter (src/ml/estimate/unrollOptimizer.ts)
+  ops.push(...unrollOptimizer(spec, topLayers.flatMap((l) => l.weights)))
 
-  // GELU: x * 0.5 * (1 + erf(x * sqrt(1/2))), and its gradient through erf (tf.profile's kernels)
-  function geluForward(index: number, y: number[]): void {
-    binary('forward', index, 'Multiply', y, [])
-    binary('forward', index, 'Multiply', y, [])
-    unary('forward', index, 'Erf', y)
-    binary('forward', index, 'Add', [], y, y)
-    binary('forward', index, 'Multiply', y, y)
+  return ops
+}
+
+/** The backward kernels of a dense or conv2d layer: its activation's gradient, then the (fused or unfused) linear part's. */
+function linearBackward(
+  {emit, unary, binary}: Emitters,
+  index: number,
+  type: 'dense' | 'conv2d',
+  {act, units, kernel, convAttrs}: {act: Activation; units: number; kernel: number[]; convAttrs: KernelShapes['attrs']},
+  x: number[],
+  y: number[],
+  onPath: boolean,
+): void {
+  const biasAxes = y.length - 1
+  if (act === 'relu') {
+    unary('backward', index, 'Step', y)
+    binary('backward', index, 'Multiply', y, y)
+    emit('backward', index, 'Sum', {x: y}, [units], {axis: [...Array(biasAxes).keys()]})
+    if (type === 'dense') {
+      if (onPath) emit('backward', index, 'BatchMatMul', {a: y, b: kernel}, x, {transposeA: false, transposeB: true})
+      emit('backward', index, 'BatchMatMul', {a: x, b: y}, kernel, {transposeA: true, transposeB: false})
+    } else {
+      if (onPath) emit('backward', index, 'Conv2DBackpropInput', {dy: y, filter: kernel}, x, convAttrs)
+      emit('backward', index, 'Conv2DBackpropFilter', {x, dy: y}, kernel, convAttrs)
+    }
+    return
   }
-  function geluBackward(index: number, y: number[]): void {
+  if (act === 'sigmoid') {
+    binary('backward', index, 'Sub', [], y, y)
     binary('backward', index, 'Multiply', y, y)
     binary('backward', index, 'Multiply', y, y)
+  } else if (act === 'tanh') {
     unary('backward', index, 'Square', y)
-    unary('backward', index, 'Neg', y)
-    unary('backward', index, 'Exp', y)
-    binary('backward', index, 'Multiply', y, [])
+    binary('backward', index, 'Sub', [], y, y)
     binary('backward', index, 'Multiply', y, y)
-    binary('backward', index, 'Multiply', y, [])
-    binary('backward', index, 'Multiply', y, [])
-    binary('backward', index, 'Add', y, y)
+  } else if (act === 'gelu') {
+    geluBackward({emit, unary, binary}, index, y)
+  } else if (act === 'softmax') {
+    const reduced = [...y.slice(0, -1), 1]
+    binary('backward', index, 'Multiply', y, y)
+    emit('backward', index, 'Sum', {x: y}, reduced)
+    binary('backward', index, 'Multiply', reduced, y, y)
+    binary('backward', index, 'Sub', y, y)
+  }
+  // the fused op's custom gradient: input, weights and bias, whether or not the input needs one
+  if (type === 'dense') {
+    emit('backward', index, 'BatchMatMul', {a: [1, ...y], b: [1, ...kernel]}, [1, ...x], {transposeA: false, transposeB: true})
+    emit('backward', index, 'BatchMatMul', {a: [1, ...x], b: [1, ...y]}, [1, ...kernel], {transposeA: true, transposeB: false})
+    emit('backward', index, 'Sum', {x: [1, ...y]}, [units])
+  } else {
+    emit('backward', index, 'Conv2DBackpropInput', {dy: y, filter: kernel}, x, convAttrs)
+    emit('backward', index, 'Conv2DBackpropFilter', {x, dy: y}, kernel, convAttrs)
+    emit('backward', index, 'Sum', {x: y}, [units])
   }
 }
 

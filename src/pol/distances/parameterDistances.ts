@@ -36,9 +36,7 @@ export type CheckpointDistances = {
 }
 
 /** The checkpoint's tensors in order: weights, then adam's m and v (momentum: m). */
-export function checkpointTensorList(checkpoint: Checkpoint): CheckpointTensor[] {
-  return checkpointTensors(checkpoint)
-}
+export const checkpointTensorList: (checkpoint: Checkpoint) => CheckpointTensor[] = checkpointTensors
 
 /** Accumulates the distances of one or more aligned chunks (a, b) in order. */
 class Accumulator {
