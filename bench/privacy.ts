@@ -134,7 +134,7 @@ async function trainAndScore(spec: JobSpec): Promise<{accuracy: number; seconds:
     const started = performance.now()
     await session.run(spec.training.steps)
     const seconds = (performance.now() - started) / 1000
-    const checkpoint = session.snapshot()
+    const checkpoint = (await session.snapshot())
     const {testAccuracy} = await evaluateCheckpoint({spec, checkpoint})
     return {accuracy: testAccuracy, seconds, checkpoint}
   } finally {

@@ -1,4 +1,4 @@
-import type {BackendName} from '../ml/backend/index.js'
+import type {BackendChoice} from '../ml/backend/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {isRevert} from '../protocol/errors.js'
 import {listTasks} from '../protocol/listTasks.js'
@@ -10,7 +10,7 @@ import {sleep} from './sleep.js'
 /** What every role loop (solver, verifier) is given. */
 export type RoleLoopOptions<Event> = {
   connection: SignedConnection
-  backend: BackendName
+  backend: BackendChoice
   /** Keep taking tasks until aborted; otherwise finish one task (or `maxTasks`) and return. */
   loop: boolean
   maxTasks?: number | undefined

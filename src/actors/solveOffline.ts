@@ -3,7 +3,7 @@ import path from 'node:path'
 
 import type {Hex} from 'viem'
 
-import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
+import {type BackendChoice, runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {loadLocalJob} from '../ml/data/loadLocalJob.js'
 import {specHash} from '../ml/spec/index.js'
 import {cheat, type StrategyName} from '../adversary/index.js'
@@ -16,7 +16,7 @@ import {unmappedDataNotice} from '../privacy/unmappedDataNotice.js'
 export type SolveOfflineOptions = {
   jobPath: string
   outDir: string
-  backend: BackendName
+  backend: BackendChoice
   /** An adversary strategy (docs/adversaries.md); `honest` (the default) trains for real. */
   strategy?: StrategyName | undefined
   signal?: AbortSignal | undefined

@@ -2,7 +2,7 @@ import path from 'node:path'
 
 import type {Hex} from 'viem'
 
-import {type BackendName, runtimeIdString, selectBackend} from '../ml/backend/index.js'
+import {type BackendChoice, runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {escrowFor} from '../ml/estimate/escrowFor.js'
 import {estimateWork} from '../ml/estimate/estimateWork.js'
 import {defaultWorkTable} from '../ml/estimate/workTable.js'
@@ -36,7 +36,7 @@ export type SubmitJobOptions = {
   count?: number | undefined
   /** Overrides the spec's verification.segments: how many segments a verifier replays (a devnet scenario's `protocol.samples`). */
   segments?: number | undefined
-  backend: BackendName
+  backend: BackendChoice
   connectOptions: ConnectOptions
   /** Follow these tasks, posted earlier for this job by this account, instead of posting it (src/actors/adoptTasks.ts). */
   taskIds?: readonly bigint[] | undefined
@@ -311,7 +311,7 @@ function totals(tasks: readonly SubmittedTask[]): {workUnits: string; escrow: st
  */
 async function evaluateDelivered(
   connection: SignedConnection,
-  backend: BackendName,
+  backend: BackendChoice,
   specs: readonly JobSpec[],
   tasks: SubmittedTask[],
   finals: readonly Task[],

@@ -1,5 +1,5 @@
 import type {Hex} from 'viem'
-import {backendNames, type BackendName, type WasmVariant} from '../ml/backend/runtimeId.js'
+import {backendChoices, type BackendChoice, type WasmVariant} from '../ml/backend/runtimeId.js'
 import {datasetHash} from '../ml/data/datasetHash.js'
 import {canonicalSpecBytes} from '../ml/spec/canonicalSpecBytes.js'
 import type {JobSpec} from '../ml/spec/schema.js'
@@ -26,7 +26,7 @@ export type CheatParameters = {
   spec: JobSpec
   store: BlobStore
   /** Default `wasm`. */
-  backend?: BackendName | undefined
+  backend?: BackendChoice | undefined
   /** wasm only: force a binary variant (see selectBackend). */
   wasmVariant?: WasmVariant | undefined
   /** The cheater's own randomness (a u32; default 0): which segments forge fakes, which checkpoints noise perturbs, the random weights. */
@@ -65,8 +65,8 @@ function validate(parameters: CheatParameters): StrategyName {
   const {seed, copyFrom, backend} = parameters
   if (seed !== undefined && (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff))
     throw new AdversaryInputError(`seed: expected an integer in [0, 4294967295], got ${seed}`)
-  if (backend !== undefined && !backendNames.includes(backend))
-    throw new AdversaryInputError(`backend: expected one of ${backendNames.join(', ')}, got ${JSON.stringify(backend)}`)
+  if (backend !== undefined && !backendChoices.includes(backend))
+    throw new AdversaryInputError(`backend: expected one of ${backendChoices.join(', ')}, got ${JSON.stringify(backend)}`)
   if (copyFrom !== undefined) {
     if (strategy !== 'copy') throw new AdversaryInputError(`copyFrom: only the copy strategy takes a source proof, got strategy ${strategy}`)
     if (!isHash(copyFrom)) throw new AdversaryInputError(`copyFrom: expected a manifest hash (0x followed by 64 lowercase hex digits), got ${JSON.stringify(copyFrom)}`)

@@ -1,5 +1,5 @@
 import type {Hex} from 'viem'
-import type {BackendName, RuntimeId, WasmVariant} from '../ml/backend/runtimeId.js'
+import type {BackendChoice, RuntimeId, WasmVariant} from '../ml/backend/runtimeId.js'
 import {selectBackend} from '../ml/backend/selectBackend.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
@@ -15,7 +15,7 @@ import type {BlobStore} from '../store/types.js'
 export type StrategyContext = {
   spec: JobSpec
   store: BlobStore
-  backend: BackendName
+  backend: BackendChoice
   wasmVariant: WasmVariant | undefined
   /** The cheater's own randomness (u32). */
   seed: number
@@ -100,7 +100,7 @@ export class CountingSession {
     if (toStep > from) this.lastLoss = loss
   }
 
-  snapshot(): Checkpoint {
+  snapshot(): Promise<Checkpoint> {
     return this.session.snapshot()
   }
 

@@ -29,19 +29,19 @@ export async function forge(context: StrategyContext): Promise<StrategyOutcome> 
   const training = await CountingSession.open(context)
   try {
     const committed = new CommittedCheckpoints(context)
-    let current = training.snapshot()
+    let current = (await training.snapshot())
     await committed.commit(current)
     for (let segment = 0; segment < segmentCount; segment++) {
       const start = schedule[segment] as number
       const end = schedule[segment + 1] as number
       if (fakedSet.has(segment)) {
         await training.run(start + 1)
-        const probe = training.snapshot()
+        const probe = (await training.snapshot())
         current = linearise(spec, current, probe, end - start)
         training.load(current)
       } else {
         await training.run(end)
-        current = training.snapshot()
+        current = (await training.snapshot())
       }
       await committed.commit(current)
     }

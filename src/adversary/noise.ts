@@ -28,11 +28,11 @@ export async function noise(context: StrategyContext): Promise<StrategyOutcome> 
   const training = await CountingSession.open(context)
   try {
     const committed = new CommittedCheckpoints(context)
-    await committed.commit(training.snapshot())
+    await committed.commit(await training.snapshot())
     await training.run(taskStepRange(spec).end, {
       stopAt: new Set(schedule),
       onBoundary: async (step) => {
-        const honest = training.snapshot()
+        const honest = (await training.snapshot())
         await committed.commit(noised.has(step) ? addNoise(honest, cheaterStream('noise', context.seed, `step=${step}`), noiseAmplitude) : honest)
       },
     })

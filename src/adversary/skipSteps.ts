@@ -17,9 +17,9 @@ export async function skipSteps(context: StrategyContext): Promise<StrategyOutco
   const trainTo = start + Math.ceil(steps / 2)
   const training = await CountingSession.open(context)
   try {
-    const initial = training.snapshot()
+    const initial = (await training.snapshot())
     await training.run(trainTo)
-    const reached = training.snapshot()
+    const reached = (await training.snapshot())
     const committed = new CommittedCheckpoints(context)
     for (const step of schedule) {
       if (step === start) await committed.commit(initial)

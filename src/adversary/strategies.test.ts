@@ -19,7 +19,7 @@ describe('adversary strategies', () => {
     await assert.rejects(cheat({strategy: 'lazy' as StrategyName, spec, store: untouchable}), (e: AdversaryInputError) => e.shortMessage === expected)
     for (const seed of [-1, 1.5, 2 ** 32])
       await assert.rejects(cheat({strategy: 'forge', spec, store: untouchable, seed}), new RegExp(`seed: expected an integer in \\[0, 4294967295\\], got ${seed}`))
-    await assert.rejects(cheat({strategy: 'forge', spec, store: untouchable, backend: 'tpu' as 'cpu'}), /backend: expected one of wasm, cpu, gpu, got "tpu"/)
+    await assert.rejects(cheat({strategy: 'forge', spec, store: untouchable, backend: 'tpu' as 'cpu'}), /backend: expected one of wasm, cpu, webgpu, gpu, auto, got "tpu"/)
   })
 
   it('describes every strategy, and docs/adversaries.md documents each one', async () => {

@@ -16,9 +16,9 @@ export async function truncate(context: StrategyContext): Promise<StrategyOutcom
   const training = await CountingSession.open(context)
   try {
     const committed = new CommittedCheckpoints(context)
-    await committed.commit(training.snapshot())
-    await training.run(stopStep, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(training.snapshot()))})
-    const last = training.snapshot()
+    await committed.commit(await training.snapshot())
+    await training.run(stopStep, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(await training.snapshot()))})
+    const last = (await training.snapshot())
     for (const step of schedule.slice(stopIndex + 1)) await committed.commit(relabel(spec, last, step))
     return training.outcome(committed, Array.from({length: segments - stopIndex}, (_, i) => stopIndex + i))
   } finally {

@@ -44,8 +44,8 @@ export async function wrongData(context: StrategyContext): Promise<StrategyOutco
   const training = await CountingSession.open(context, (s) => new SubsetSession(s, wrongDataSize(s)))
   try {
     const committed = new CommittedCheckpoints(context)
-    await committed.commit(training.snapshot())
-    await training.run(taskStepRange(spec).end, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(training.snapshot()))})
+    await committed.commit(await training.snapshot())
+    await training.run(taskStepRange(spec).end, {stopAt: new Set(schedule), onBoundary: async () => void (await committed.commit(await training.snapshot()))})
     return training.outcome(committed, schedule.slice(1).map((_, i) => i))
   } finally {
     training.dispose()

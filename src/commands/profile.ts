@@ -34,6 +34,7 @@ export default class Profile extends BaseCommand {
     {description: 'Profile the MLP job across wasm and cpu, saving the thresholds', command: '<%= config.bin %> <%= command.id %> --job fixtures/jobs/mnist-mlp.yaml --out thresholds.json'},
     {description: 'A quicker profile: 3 segments, two seeds, JSON for a script', command: '<%= config.bin %> <%= command.id %> --job fixtures/jobs/smoke-mlp.yaml --segments 3 --seeds 2 --json'},
     {description: "Profile a task's job on the devnet and post the threshold on chain as verifier account 4", command: '<%= config.bin %> <%= command.id %> --task 1 --account 4'},
+    {description: 'Profile webgpu against wasm over 50 seeds and post the threshold before any task exists', command: '<%= config.bin %> <%= command.id %> --job fixtures/jobs/smoke-mlp.yaml --runtimes webgpu,wasm --seeds 50 --post --account 4'},
   ]
   static override flags = {
     ...connectionFlags,
@@ -44,6 +45,7 @@ export default class Profile extends BaseCommand {
     segments: Flags.integer({description: 'Segments replayed per seed, spread over the job (default: all).', min: 1}),
     seeds: Flags.integer({description: 'Reference runs with training seeds seed, seed + 1, …', min: 1, default: 1}),
     out: Flags.string({description: 'Write the result (thresholds, rule, samples) as JSON to this file.'}),
+    post: Flags.boolean({description: "With --job: post the threshold on chain for the job's model class (needs a verifier's key), as --task does.", dependsOn: ['job']}),
   }
 
   async run(): Promise<ProfileOutput> {
@@ -52,8 +54,8 @@ export default class Profile extends BaseCommand {
     const unknown = runtimes.find((name) => !(backendNames as readonly string[]).includes(name))
     if (unknown !== undefined) throw new InvalidInputError(`--runtimes: expected names from ${backendNames.join(', ')}, got "${unknown}"`)
     const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task)
-    const connection = taskId === undefined ? undefined : requireSigner(await connect({...connectOptionsFrom(flags, true), thresholds: flags['threshold-registry']}))
-    const spec = connection && taskId !== undefined ? await loadTaskSpec(connection, await getTask(connection, taskId)) : await loadLocalJob(flags.job!)
+    const connection = taskId === undefined && !flags.post ? undefined : requireSigner(await connect({...connectOptionsFrom(flags, true), thresholds: flags['threshold-registry']}))
+    const spec = taskId !== undefined && connection ? await loadTaskSpec(connection, await getTask(connection, taskId)) : await loadLocalJob(flags.job!)
     const unmapped = unmappedDataNotice(spec, 'these thresholds are for raw data; `gensyn profile --task ID` profiles a submitted task on its mapped data')
     if (unmapped) this.warn(unmapped)
     const warnings = unmapped ? [unmapped] : []

@@ -8,6 +8,7 @@ import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
 import {createMultiProgress, type MultiProgress, type Progress} from '../ui/progress.js'
 import {describeSettle, renderTable} from '../ui/taskView.js'
+import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 export default class Submit extends BaseCommand {
   static override summary = 'Submit a training job: validate its spec, publish it and escrow the fee.'
@@ -57,7 +58,7 @@ export default class Submit extends BaseCommand {
       taskIds: flags['task-ids'] === undefined ? undefined : parseTaskIds(flags['task-ids']),
       segments: flags.segments,
       keysDir: flags.keys,
-      backend: flags.backend as 'wasm' | 'cpu' | 'gpu',
+      backend: flags.backend as BackendChoice,
       connectOptions: connectOptionsFrom(flags, true),
       onPrivateData: (privacy) =>
         this.logAbove(multi, `private job: mapped locally with ${privacy.mapping}, published the mapped data set ${privacy.data} (${(privacy.bytes / 1e6).toFixed(1)} MB); raw samples and key stay here`),

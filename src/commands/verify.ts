@@ -5,7 +5,7 @@ import {readFile} from 'node:fs/promises'
 import {type Address, isAddress} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
-import {type BackendName, runtimeIdString} from '../ml/backend/index.js'
+import {type BackendChoice, runtimeIdString} from '../ml/backend/index.js'
 import {loadLocalJob} from '../ml/data/loadLocalJob.js'
 import {checkpointSchedule} from '../ml/train/index.js'
 import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bundle/index.js'
@@ -73,7 +73,7 @@ export default class Verify extends BaseCommand {
         dir: flags.proof,
         segments: flags.segments,
         seed: flags.seed,
-        backend: flags.backend as BackendName,
+        backend: flags.backend as BackendChoice,
         mode: flags.mode as VerificationMode,
         thresholds: flags.thresholds === undefined ? undefined : await readThresholds(flags.thresholds),
         sampling: {strategy: flags.sampling as SamplingStrategy, topQ: flags['top-q']},
@@ -109,7 +109,7 @@ export default class Verify extends BaseCommand {
     await withInterrupt((signal) =>
       runVerifier({
         connection,
-        backend: flags.backend as BackendName,
+        backend: flags.backend as BackendChoice,
         mode: flags.mode as VerificationMode,
         strategy: flags.strategy as VerifierStrategyName,
         colludeWith,

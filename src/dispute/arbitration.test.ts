@@ -27,7 +27,7 @@ async function stateAt(spec: JobSpec, step: number): Promise<Checkpoint> {
   try {
     session.load(initialCheckpoint(spec))
     await session.run(step)
-    return session.snapshot()
+    return (await session.snapshot())
   } finally {
     session.dispose()
   }

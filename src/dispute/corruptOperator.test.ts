@@ -34,7 +34,7 @@ async function stateAt(spec: JobSpec, step: number): Promise<Checkpoint> {
   try {
     session.load(initialCheckpoint(spec))
     await session.run(step)
-    return session.snapshot()
+    return (await session.snapshot())
   } finally {
     session.dispose()
   }
@@ -83,7 +83,7 @@ describe('corruptOperator (TEST-ONLY adversary)', () => {
     try {
       session.load(state)
       await withOperatorCorruption(corruption, () => session.step, () => session.run(4))
-      assert.equal(checkpointHash(encodeCheckpoint(session.snapshot())), corrupted.nextStateHash)
+      assert.equal(checkpointHash(encodeCheckpoint(await session.snapshot())), corrupted.nextStateHash)
     } finally {
       session.dispose()
     }

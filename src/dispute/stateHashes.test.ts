@@ -34,8 +34,11 @@ describe('segmentStateHashes / stateAtStep', () => {
     const session = new TrainingSession(spec)
     try {
       session.load(initialCheckpoint(spec))
-      reference.push(checkpointHash(encodeCheckpoint(session.snapshot())))
-      await session.run(spec.training.steps, {onStep: () => void reference.push(checkpointHash(encodeCheckpoint(session.snapshot())))})
+      reference.push(checkpointHash(encodeCheckpoint(await session.snapshot())))
+      for (let step = 1; step <= spec.training.steps; step++) {
+        await session.run(step)
+        reference.push(checkpointHash(encodeCheckpoint(await session.snapshot())))
+      }
     } finally {
       session.dispose()
     }

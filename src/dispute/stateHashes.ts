@@ -75,12 +75,12 @@ async function withSession<T>(
 export async function segmentStateHashes(parameters: SegmentParameters): Promise<{steps: number[]; hashes: Hex[]}> {
   return withSession(parameters, (_, endStep) => endStep, async (session, endStep) => {
     const steps = [session.step]
-    const hashes = [checkpointHash(encodeCheckpoint(session.snapshot()))]
+    const hashes = [checkpointHash(encodeCheckpoint(await session.snapshot()))]
     while (session.step < endStep) {
       if (parameters.signal?.aborted) throw new TrainingAbortedError(session.step)
       await session.run(session.step + 1)
       steps.push(session.step)
-      hashes.push(checkpointHash(encodeCheckpoint(session.snapshot())))
+      hashes.push(checkpointHash(encodeCheckpoint(await session.snapshot())))
     }
     return {steps, hashes}
   })
@@ -101,6 +101,6 @@ export async function stateAtStep(parameters: SegmentParameters & {step: number}
   }
   return withSession(parameters, target, async (session) => {
     await session.run(step, {signal: parameters.signal})
-    return session.snapshot()
+    return (await session.snapshot())
   })
 }

@@ -30,7 +30,7 @@ async function stateAt(spec: JobSpec, step: number): Promise<Checkpoint> {
   try {
     session.load(initialCheckpoint(spec))
     await session.run(step)
-    return session.snapshot()
+    return (await session.snapshot())
   } finally {
     session.dispose()
   }
@@ -43,7 +43,7 @@ async function untracedStep(spec: JobSpec, state: Checkpoint): Promise<{next: Ch
     session.load(state)
     const {x} = session.batch(state.step)
     await session.run(state.step + 1)
-    return {next: session.snapshot(), x}
+    return {next: (await session.snapshot()), x}
   } finally {
     session.dispose()
   }
@@ -174,7 +174,7 @@ describe('traceStep', () => {
     const session = new TrainingSession(spec)
     session.load(state)
     await session.run(1)
-    assert.equal(checkpointHash(encodeCheckpoint(session.snapshot())), a.nextStateHash)
+    assert.equal(checkpointHash(encodeCheckpoint(await session.snapshot())), a.nextStateHash)
     session.dispose()
     const kernels = new Set(a.elements.map((element) => element.descriptor.kernel))
     for (const kernel of ['OneHot', 'Transpose', 'Softmax', 'Erf', 'Rsqrt', 'Mean']) assert.ok(kernels.has(kernel), `no ${kernel} in the trace`)

@@ -131,7 +131,7 @@ export async function traceStep({spec, state, corruption}: TraceStepParameters):
     const finishedInside = session.step === state.step + 1
     await ran
     if (!finishedInside) throw new DisputeTraceError(`traced step ${state.step}: expected it to run while the kernels were wrapped, it finished later`)
-    next = session.snapshot()
+    next = (await session.snapshot())
   } finally {
     session.dispose()
   }

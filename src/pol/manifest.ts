@@ -5,11 +5,12 @@ import type {RuntimeId} from '../ml/backend/runtimeId.js'
 const hash = z.string().regex(/^0x[0-9a-f]{64}$/, {error: 'expected 0x followed by 64 lowercase hex digits'})
 
 export const runtimeIdSchema = z.strictObject({
-  backend: z.enum(['wasm', 'cpu', 'gpu']),
+  backend: z.enum(['wasm', 'cpu', 'webgpu', 'gpu']),
   tfjs: z.string().min(1),
   kernels: z.string().min(1),
   wasmVariant: z.enum(['simd', 'simd-threaded', 'scalar']).optional(),
   node: z.string().min(1).optional(),
+  adapter: z.strictObject({vendor: z.string(), architecture: z.string(), device: z.string(), description: z.string()}).optional(),
 })
 
 export const proofManifestSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import type {Hex} from 'viem'
-import {runtimeIdString, sameRuntime, type BackendName, type RuntimeId} from '../ml/backend/runtimeId.js'
+import {runtimeIdString, sameRuntime, type BackendChoice, type RuntimeId} from '../ml/backend/runtimeId.js'
 import {selectBackend} from '../ml/backend/selectBackend.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {decodeCheckpoint} from '../ml/checkpoint/decodeCheckpoint.js'
@@ -56,7 +56,7 @@ export type ReplaySegmentParameters = {
    * exact: refuse (RuntimeMismatchError) unless the manifest's runtime uses this backend.
    * tolerance: the backend to replay on. Default: the manifest's.
    */
-  backend?: BackendName | undefined
+  backend?: BackendChoice | undefined
   /** Default `exact`. */
   mode?: VerificationMode | undefined
   /** Required in tolerance mode (checked with checkThresholdsCover); ignored in exact mode. */
@@ -84,7 +84,7 @@ export function counterDifferences(replay: Checkpoint, committed: Checkpoint): s
   return out
 }
 
-async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, backend: BackendName | undefined): Promise<RuntimeId> {
+async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, backend: BackendChoice | undefined): Promise<RuntimeId> {
   const wanted = manifest.runtime
   if (mode === 'tolerance') {
     const name = backend ?? wanted.backend
@@ -94,7 +94,8 @@ async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, ba
       throw new RuntimeMismatchError(`runtime: cannot run backend ${name} here: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`, {cause: error})
     }
   }
-  if (backend !== undefined && backend !== wanted.backend)
+  // exact mode replays on the proof's runtime or not at all: `auto` means whichever that is
+  if (backend !== undefined && backend !== 'auto' && backend !== wanted.backend)
     throw new RuntimeMismatchError(`runtime: the proof was made on ${runtimeIdString(wanted)}, refusing to replay it on backend ${backend}`)
   let runtime: RuntimeId
   try {
@@ -135,7 +136,7 @@ export async function replaySegment({spec, store, manifest, segment, backend, mo
   try {
     session.load(checkpoint)
     await session.run(end.step)
-    replayed = session.snapshot()
+    replayed = (await session.snapshot())
   } finally {
     session.dispose()
   }

@@ -1,6 +1,6 @@
 import type {Hex} from 'viem'
 import {BaseError} from '../errors/base.js'
-import {runtimeIdString, type BackendName, type RuntimeId} from '../ml/backend/runtimeId.js'
+import {runtimeIdString, type BackendChoice, type RuntimeId} from '../ml/backend/runtimeId.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import {initialCheckpoint} from '../ml/checkpoint/initialCheckpoint.js'
@@ -109,7 +109,7 @@ export type VerifyProofParameters = {
    * exact mode: refuse (inconclusive) unless the manifest's runtime uses this backend.
    * tolerance mode: replay on this backend (inconclusive when it does not load). Default: the manifest's.
    */
-  backend?: BackendName | undefined
+  backend?: BackendChoice | undefined
   /** Default `exact` (docs/verification.md, "Modes"). */
   mode?: VerificationMode | undefined
   /** Required in tolerance mode: see {@link Thresholds} and checkThresholdsCover. */

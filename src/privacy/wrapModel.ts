@@ -1,7 +1,7 @@
 import * as tf from '@tensorflow/tfjs'
 import type {Hex} from 'viem'
 import {selectBackend} from '../ml/backend/selectBackend.js'
-import type {BackendName} from '../ml/backend/runtimeId.js'
+import type {BackendChoice} from '../ml/backend/runtimeId.js'
 import {loadMnist} from '../ml/data/loadMnist.js'
 import {checkpointModel, exportModel, type ExportResult, type InputLayers} from '../ml/export/exportModel.js'
 import type {JobSpec, PrivacyMapping} from '../ml/spec/schema.js'
@@ -36,7 +36,7 @@ export async function exportWrappedModel(options: {spec: JobSpec; checkpoint: Ui
  * The wrapped model's accuracy on the first `dataset.testLimit` raw MNIST test samples: what the submitter's
  * model does on the data it owns, through the mapping and the trained layers.
  */
-export async function evaluateWrappedModel(options: {spec: JobSpec; checkpoint: Uint8Array; key: MappingKey; backend?: BackendName | undefined}): Promise<{testAccuracy: number; count: number}> {
+export async function evaluateWrappedModel(options: {spec: JobSpec; checkpoint: Uint8Array; key: MappingKey; backend?: BackendChoice | undefined}): Promise<{testAccuracy: number; count: number}> {
   await selectBackend(options.backend ?? 'wasm')
   const {spec} = options
   const test = loadMnist({split: 'test', limit: spec.dataset.testLimit})

@@ -1,3 +1,4 @@
+import type {BackendChoice} from '../ml/backend/runtimeId.js'
 import type {DevnetAccount} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
 
@@ -11,6 +12,8 @@ export type RosterEntry = {
   strategy: string
   /** Arguments after `gensyn`. */
   args: string[]
+  /** Its own backend (else the scenario's). */
+  backend?: BackendChoice | undefined
   /** A dropout solver: the devnet SIGKILLs it after the first checkpoint it stores (docs/market.md, section 5). */
   dropout?: boolean
 }
@@ -33,22 +36,22 @@ export function actorRoster(scenario: ResolvedScenario, accounts: readonly Devne
   }
   const roster: RosterEntry[] = []
   for (const [position, account] of solvers.entries()) {
-    const {strategy, claimDelayMs, disputeStance, ask, capacity, leaveAfterSeconds, dropout} = scenario.actors.solvers[position]!
+    const {strategy, claimDelayMs, disputeStance, ask, capacity, leaveAfterSeconds, dropout, backend} = scenario.actors.solvers[position]!
     const args = ['solve', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs), '--capacity', String(capacity)]
     if (disputeStance) args.push('--dispute-stance', disputeStance)
     if (ask !== undefined) args.push('--ask', ask)
     if (leaveAfterSeconds !== undefined) args.push('--leave-after', String(leaveAfterSeconds))
-    if (dropout) roster.push({account, role: 'solver', name: nameFor('dropout'), strategy: strategy === 'honest' ? 'dropout' : `${strategy}+dropout`, args, dropout})
-    else roster.push({account, role: 'solver', name: nameFor(strategy === 'honest' ? 'solver' : 'cheater'), strategy, args})
+    if (dropout) roster.push({account, role: 'solver', name: nameFor('dropout'), strategy: strategy === 'honest' ? 'dropout' : `${strategy}+dropout`, args, dropout, backend})
+    else roster.push({account, role: 'solver', name: nameFor(strategy === 'honest' ? 'solver' : 'cheater'), strategy, args, backend})
   }
   for (const [position, account] of verifiers.entries()) {
-    const {strategy, colludeWith, claimDelayMs} = scenario.actors.verifiers[position]!
-    const args = ['verify', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs)]
+    const {strategy, colludeWith, claimDelayMs, backend, mode} = scenario.actors.verifiers[position]!
+    const args = ['verify', '--loop', '--strategy', strategy, '--claim-delay', String(claimDelayMs), '--mode', mode]
     for (const partner of colludeWith) {
       const solver = solvers[partner]
       if (solver) args.push('--collude-with', solver.address)
     }
-    roster.push({account, role: 'verifier', name: nameFor(strategy === 'honest' ? 'verifier' : `${strategy}-verifier`), strategy, args})
+    roster.push({account, role: 'verifier', name: nameFor(strategy === 'honest' ? 'verifier' : `${strategy}-verifier`), strategy, args, backend})
   }
   for (const [position, account] of whistleblowers.entries()) {
     const {strategy, maxActive} = scenario.actors.whistleblowers[position]!

@@ -19,9 +19,10 @@ import {resumeChain} from './resumeChain.js'
 import type {ResolvedScenario} from './scenario.js'
 import {type MarketSample, type MarketSampler, startMarketSampler} from './sampleMarket.js'
 import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
-import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
+import {type ActorExit, type ActorHandle, exitReason, spawnActor} from './spawnActor.js'
 import {sleep} from '../actors/sleep.js'
 import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
+import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 export type DevnetEvent =
   | {type: 'phase'; message: string}
@@ -36,7 +37,7 @@ export type DevnetOptions = {
   scenario: ResolvedScenario
   stateDir: string
   /** Overrides the scenario's backend for every actor. */
-  backend?: 'wasm' | 'cpu' | 'gpu' | undefined
+  backend?: BackendChoice | undefined
   port?: number | undefined
   /**
    * Persist the run in this file (the chain, anvil's dump) and the folder `<state>.d` beside it (everything else,
@@ -129,7 +130,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
   let ready = false
   let paused: PausedDevnet | undefined
 
-  const common = () => ['--json', '--state-dir', actorStateDir, '--backend', backend]
+  const common = (own?: BackendChoice) => ['--json', '--state-dir', actorStateDir, '--backend', own ?? backend]
   // Private jobs' secrets and key files (docs/privacy.md): each submitter account its own, beside the actors' state.
   const keysDirOf = (account: DevnetAccount) => path.join(actorStateDir, 'keys', `account-${account.index}`)
   // Set in start() when every job is private: the workers then get an MNIST folder with nothing in it.
@@ -179,7 +180,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       name,
       role,
       account: account.index,
-      args: [...entry.args, '--account', String(account.index), ...common()],
+      args: [...entry.args, '--account', String(account.index), ...common(entry.backend)],
       logDir,
       env: workerEnv,
       onJson(event) {
@@ -201,6 +202,23 @@ export function createDevnet(options: DevnetOptions): Devnet {
       if (!anvilStopped) void recordProcesses().catch(() => {})
     })
     return handle
+  }
+
+  /**
+   * Tolerance-mode verifiers judge by thresholds posted on chain: before any actor starts, the first honest
+   * verifier profiles each job across the scenario's runtimes and posts them (one `gensyn profile` process per job).
+   */
+  async function postProfiles(profile: NonNullable<ResolvedScenario['profile']>): Promise<void> {
+    const poster = roster.find((entry) => entry.role === 'verifier' && entry.strategy === 'honest')
+    if (!poster) throw new BaseError(`scenario ${scenario.name}: profile: expected an honest verifier to post the thresholds`)
+    for (const file of new Set(scenario.jobs.map((job) => job.path))) {
+      emit({type: 'phase', message: `profiling ${path.basename(file)} across ${profile.runtimes.join(', ')} (${profile.seeds} seeds) and posting its thresholds as ${poster.name}`})
+      const args = ['profile', '--job', file, '--post', '--runtimes', profile.runtimes.join(','), '--seeds', String(profile.seeds)]
+      if (profile.segments !== undefined) args.push('--segments', String(profile.segments))
+      const handle = spawnActor({name: `profile-${path.basename(file, path.extname(file))}`, role: 'verifier', account: poster.account.index, args: [...args, '--account', String(poster.account.index), '--json', '--state-dir', actorStateDir], logDir, env: workerEnv})
+      const exit = await handle.exited
+      if (exit.exitCode !== 0) throw new BaseError(`scenario ${scenario.name}: profiling ${path.basename(file)} failed: ${exitReason(exit)}`)
+    }
   }
 
   return {
@@ -296,6 +314,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       }
       emit({type: 'phase', message: `contracts: market ${contracts.market}, registry ${contracts.registry}`})
 
+      if (!saved && scenario.profile) await postProfiles(scenario.profile)
       sampler = startMarketSampler(connection, Math.max(500, scenario.chain.blockTime * 1000))
       // A dropout solver killed in an earlier run stays dead: its task must still come back through expire.
       const gone = new Set(dropouts.map((dropout) => dropout.actor))
@@ -303,7 +322,8 @@ export function createDevnet(options: DevnetOptions): Devnet {
       for (const entry of live) spawn(entry)
       ready = true
       await recordProcesses()
-      emit({type: 'phase', message: `spawned ${live.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend})`})
+      const own = live.filter((entry) => entry.backend !== undefined && entry.backend !== backend).map((entry) => `${entry.name} on ${entry.backend}`)
+      emit({type: 'phase', message: `spawned ${live.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend}${own.length ? `; ${own.join(', ')}` : ''})`})
     },
 
     async runJobs() {

@@ -9,6 +9,7 @@ import type {BalanceSnapshot} from './balances.js'
 import type {MarketSample} from './sampleMarket.js'
 import type {ResolvedScenario} from './scenario.js'
 import type {ActorExit} from './spawnActor.js'
+import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 /**
  * `gensyn devnet up --state FILE`: anvil dumps the chain to FILE (its own `--state` format), and everything
@@ -43,7 +44,7 @@ export type FinishedJob = {
 export type PersistedDevnet = {
   version: 1
   scenario: ResolvedScenario
-  backend: 'wasm' | 'cpu' | 'gpu'
+  backend: BackendChoice
   chainId: number
   deployBlock: bigint
   contracts: {registry: Address; market: Address; thresholds?: Address | undefined; config?: Address | undefined; game?: Address | undefined; book?: Address | undefined}

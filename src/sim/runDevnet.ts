@@ -4,11 +4,12 @@ import {createDevnet, type Devnet, type DevnetEvent, type SubmissionOutcome} fro
 import type {ResolvedScenario} from './scenario.js'
 import {exitReason} from './spawnActor.js'
 import {writeReportFiles} from './report/writeReportFiles.js'
+import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 export type RunDevnetOptions = {
   scenario: ResolvedScenario
   stateDir: string
-  backend?: 'wasm' | 'cpu' | 'gpu' | undefined
+  backend?: BackendChoice | undefined
   port?: number | undefined
   /** Persist the run in FILE and FILE.d/, resuming one that is there (createDevnet's `state`). */
   state?: string | undefined

@@ -8,10 +8,12 @@ import {z} from 'zod'
 import {strategyNames} from '../adversary/index.js'
 import {InvalidInputError} from '../errors/base.js'
 import {resolveFixturePath} from '../ml/spec/resolveFixturePath.js'
+import {backendChoices, backendNames, type BackendChoice, type BackendName} from '../ml/backend/runtimeId.js'
 
 /** The package root: fixtures referenced by the embedded default scenario live under it. */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 
+const backendChoice = z.enum(backendChoices as [BackendChoice, ...BackendChoice[]])
 const count = (fallback: number) => z.number().int().min(0).max(50).default(fallback)
 const ether = z.string().regex(/^\d+(\.\d+)?$/, 'expected an ETH amount as a decimal string, e.g. "0.5"')
 
@@ -33,6 +35,7 @@ const solverSchema = z.strictObject({
    * checkpoint it stores of a claimed task, and does not restart it (docs/market.md, section 5).
    */
   dropout: z.boolean().default(false).describe('the devnet SIGKILLs it after the first checkpoint it stores, and never restarts it'),
+  backend: backendChoice.optional().describe("its TensorFlow.js backend; default the scenario's"),
 })
 export type ScenarioSolver = z.infer<typeof solverSchema>
 const honestSolver: ScenarioSolver = {strategy: 'honest', claimDelayMs: 0, capacity: 1, dropout: false}
@@ -44,9 +47,12 @@ const verifierSchema = z.strictObject({
   colludeWith: z.array(z.number().int().min(0)).default([]).describe('colluding: the solvers (0-based positions in actors.solvers) whose tasks it accepts unchecked'),
   /** How long the verifier waits after first seeing a committed task before claiming it. */
   claimDelayMs: z.number().int().min(0).max(600_000).default(0).describe('milliseconds it waits after first seeing a committed task before claiming it'),
+  backend: backendChoice.optional().describe("its TensorFlow.js backend; default the scenario's"),
+  /** exact: bit-for-bit replays on the proof's runtime; tolerance: on its own backend, within the posted thresholds (docs/verification.md). */
+  mode: z.enum(['exact', 'tolerance']).default('exact').describe("exact replays bit for bit on the proof's runtime; tolerance replays on its own backend within the thresholds posted on chain (see profile)"),
 })
 export type ScenarioVerifier = z.infer<typeof verifierSchema>
-const honestVerifier: ScenarioVerifier = {strategy: 'honest', colludeWith: [], claimDelayMs: 0}
+const honestVerifier: ScenarioVerifier = {strategy: 'honest', colludeWith: [], claimDelayMs: 0, mode: 'exact'}
 
 const whistleblowerSchema = z.strictObject({
   /** `griefer` challenges honest work with made-up claims. */
@@ -70,7 +76,19 @@ const seconds = z.number().int().min(1).max(365 * 86_400)
 export const scenarioSchema = z.strictObject({
   name: z.string().min(1).describe('shown in logs and the report'),
   description: z.string().optional().describe('one line on what the scenario shows'),
-  backend: z.enum(['wasm', 'cpu', 'gpu']).default('wasm').describe('TensorFlow.js backend of every actor (wasm is bit-for-bit repeatable)'),
+  backend: backendChoice.default('wasm').describe('TensorFlow.js backend of every actor without its own (wasm is bit-for-bit repeatable)'),
+  /**
+   * Before any actor starts, the devnet profiles every job across these runtimes (`gensyn profile --job --post`, as
+   * the first honest verifier) and posts the thresholds that tolerance-mode verifiers judge by.
+   */
+  profile: z
+    .strictObject({
+      runtimes: z.array(z.enum(backendNames as [BackendName, ...BackendName[]])).min(1).describe('backends to compare; the first runs the reference runs'),
+      seeds: z.number().int().min(1).max(1000).default(3).describe('reference runs (training seeds seed, seed + 1, ...)'),
+      segments: z.number().int().min(1).optional().describe('segments replayed per seed (default: all)'),
+    })
+    .optional()
+    .describe('profile every job across these runtimes and post its tolerance thresholds before the actors start'),
   actors: z
     .strictObject({
       submitters: z.number().int().min(1).max(50).default(1).describe('how many submitter accounts post the jobs (round robin)'),

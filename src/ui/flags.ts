@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {backendChoices, type BackendChoice} from '../ml/backend/runtimeId.js'
 
 /** Flags every role command shares: where the chain is, who signs, where blobs live. */
 export const connectionFlags = {
@@ -42,8 +43,8 @@ export const connectionFlags = {
 }
 
 export const backendFlag = Flags.string({
-  description: 'TensorFlow.js backend: wasm (default, bit-for-bit repeatable), cpu, or gpu (needs @tensorflow/tfjs-node-gpu).',
-  options: ['wasm', 'cpu', 'gpu'] as const,
+  description: 'TensorFlow.js backend: wasm (default, bit-for-bit repeatable), cpu, webgpu (Dawn: a GPU, or lavapipe without one), gpu (needs @tensorflow/tfjs-node-gpu), or auto (webgpu on a hardware GPU, else wasm). `gensyn doctor` says which work here.',
+  options: backendChoices as BackendChoice[],
   default: 'wasm',
   env: 'GENSYN_BACKEND',
 })

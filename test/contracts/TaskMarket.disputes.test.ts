@@ -685,7 +685,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
     const slashedBoth = new Map<string, boolean>()
     for (const kind of ['whistleblower', 'rejection'] as const) {
       for (const outcome of ['ProverWon', 'ChallengerWon', 'BothWrong', 'Void'] as const) {
-        const snapshot = await ctx.test.snapshot()
+        const snapshot = await (await ctx.test.snapshot())
         const id = await taskAt(ctx, 'Verified', {accepted: kind === 'whistleblower'})
         if (kind === 'whistleblower') await challenge(id, ctx.extra.wb1)
         else await marketWrite(ctx, solver, 'disputeRejection', disputeArgs(id, proof, rejection.segment))

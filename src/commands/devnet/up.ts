@@ -10,6 +10,7 @@ import {BaseCommand} from '../../ui/baseCommand.js'
 import {createDevnetLog, renderReport} from '../../ui/devnetLog.js'
 import {canShowDashboard, startDashboard} from '../../ui/dashboard/startDashboard.js'
 import {withInterrupt} from '../../ui/withInterrupt.js'
+import {type BackendChoice} from '../../ml/backend/runtimeId.js'
 
 export default class DevnetUp extends BaseCommand {
   static override summary = 'Start a local chain, deploy the contracts and spawn actors that play the protocol.'
@@ -56,7 +57,7 @@ export default class DevnetUp extends BaseCommand {
       runDevnet({
         scenario,
         stateDir: flags['state-dir'],
-        backend: (flags.backend as 'wasm' | 'cpu' | 'gpu' | undefined) ?? saved?.backend,
+        backend: (flags.backend as BackendChoice | undefined) ?? saved?.backend,
         port: flags.port,
         state: flags.state,
         untilSettled: flags['until-settled'],

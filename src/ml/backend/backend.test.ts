@@ -40,7 +40,7 @@ describe('selectBackend', () => {
     if (installed) this.skip()
     await assert.rejects(selectBackend('gpu'), (error: unknown) => {
       assert.ok(error instanceof BackendUnavailableError)
-      assert.match(error.shortMessage, /^backend gpu is unavailable: @tensorflow\/tfjs-node-gpu did not load \(.+\); use --backend wasm$/)
+      assert.match(error.shortMessage, /^backend gpu is unavailable: @tensorflow\/tfjs-node-gpu did not load \(not installed; it needs CUDA 11\.2 and cuDNN 8\.1\); use --backend webgpu or wasm$/)
       assert.ok(!error.shortMessage.includes('\n'))
       return true
     })

@@ -1,5 +1,10 @@
+import type {AdapterInfo} from './webgpu/loadDawn.js'
+
 /** The tfjs backends gensyn can train on. */
-export type BackendName = 'wasm' | 'cpu' | 'gpu'
+export type BackendName = 'wasm' | 'cpu' | 'webgpu' | 'gpu'
+
+/** A backend, or `auto`: webgpu on a hardware adapter that passes the repeatability self-test, else wasm. */
+export type BackendChoice = BackendName | 'auto'
 
 /** Which tfjs-backend-wasm binary runs: XNNPACK's SIMD and scalar kernels sum in different orders. */
 export type WasmVariant = 'simd' | 'simd-threaded' | 'scalar'
@@ -18,18 +23,24 @@ export type RuntimeId = {
   wasmVariant?: WasmVariant
   /** cpu only: Node version (the JS backend's Math.exp/log/tanh come from V8). */
   node?: string
+  /** webgpu only: the adapter and driver (WGSL lets drivers reorder float operations, so bits are per adapter). */
+  adapter?: Omit<AdapterInfo, 'software'>
 }
 
-export const backendNames: readonly BackendName[] = ['wasm', 'cpu', 'gpu']
+export const backendNames: readonly BackendName[] = ['wasm', 'cpu', 'webgpu', 'gpu']
 
-/** One-line form, e.g. `wasm(simd) tfjs@4.22.0 kernels=gensyn-wasm-fixes/1`. */
+export const backendChoices: readonly BackendChoice[] = [...backendNames, 'auto']
+
+/**
+ * One-line form, e.g. `wasm(simd) tfjs@4.22.0 kernels=gensyn-wasm-fixes/1` or
+ * `webgpu(mesa/software/llvmpipe) tfjs@4.22.0 kernels=webgpu-pinned/1 driver=llvmpipe: Mesa 25.0.7`.
+ */
 export function runtimeIdString(runtime: RuntimeId): string {
-  const parts = [
-    runtime.wasmVariant ? `${runtime.backend}(${runtime.wasmVariant})` : runtime.backend,
-    `tfjs@${runtime.tfjs}`,
-    `kernels=${runtime.kernels}`,
-  ]
+  const {adapter} = runtime
+  const variant = runtime.wasmVariant ?? (adapter ? `${adapter.vendor}/${adapter.architecture}/${adapter.device}` : undefined)
+  const parts = [variant ? `${runtime.backend}(${variant})` : runtime.backend, `tfjs@${runtime.tfjs}`, `kernels=${runtime.kernels}`]
   if (runtime.node) parts.push(`node@${runtime.node}`)
+  if (adapter) parts.push(`driver=${adapter.description}`)
   return parts.join(' ')
 }
 

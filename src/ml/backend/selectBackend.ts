@@ -1,8 +1,10 @@
 import * as tf from '@tensorflow/tfjs'
 import '@tensorflow/tfjs-backend-wasm'
 import {registerWasmKernelFixes} from '../kernels/index.js'
+import {activate} from './activateBackend.js'
 import {BackendUnavailableError} from './errors.js'
-import type {BackendName, RuntimeId, WasmVariant} from './runtimeId.js'
+import type {BackendChoice, BackendName, RuntimeId, WasmVariant} from './runtimeId.js'
+import {initialiseWebgpu} from './webgpu/initialiseWebgpu.js'
 
 export type SelectBackendOptions = {
   /**
@@ -13,7 +15,7 @@ export type SelectBackendOptions = {
   wasmVariant?: WasmVariant
 }
 
-const tfBackendName: Record<BackendName, string> = {wasm: 'wasm', cpu: 'cpu', gpu: 'tensorflow'}
+const tfBackendName: Record<BackendName, string> = {wasm: 'wasm', cpu: 'cpu', webgpu: 'webgpu', gpu: 'tensorflow'}
 const selected = new Map<BackendName, RuntimeId>()
 let wasmVariantLoaded: WasmVariant | undefined
 
@@ -26,11 +28,15 @@ let wasmVariantLoaded: WasmVariant | undefined
  *   IS_NODE), and it loads the SIMD binary when `WebAssembly.validate` accepts a SIMD probe (every
  *   Node >= 16.4), else the scalar one; the variant is read back from those two flags.
  * - `cpu`: tfjs's pure-JS backend; the runtime id includes the Node version.
+ * - `webgpu`: tfjs-backend-webgpu on Dawn (the npm package `webgpu`), with the flags that make it
+ *   run-to-run repeatable on one adapter, gated by a self-test (src/ml/backend/webgpu).
  * - `gpu`: `@tensorflow/tfjs-node-gpu` (optional dependency, needs CUDA), loaded with a dynamic import.
+ * - `auto`: webgpu when it loads on a hardware adapter, else wasm (a software adapter is slower than wasm).
  *
  * @throws BackendUnavailableError when the backend cannot be loaded or initialised
  */
-export async function selectBackend(name: BackendName = 'wasm', options: SelectBackendOptions = {}): Promise<RuntimeId> {
+export async function selectBackend(choice: BackendChoice = 'wasm', options: SelectBackendOptions = {}): Promise<RuntimeId> {
+  const name = choice === 'auto' ? await resolveAuto() : choice
   // Several actors in one process (tests, benches) may ask at once: the first initialisation serves them all.
   const pending = initialising.get(name)
   if (pending && !selected.has(name)) await pending.catch(() => undefined)
@@ -79,15 +85,19 @@ async function initialise(name: BackendName, options: SelectBackendOptions): Pro
       await activate('cpu', 'the tfjs cpu backend did not initialise')
       runtime = {backend: 'cpu', tfjs, kernels: 'tfjs-stock', node: process.versions.node}
       break
+    case 'webgpu':
+      runtime = await initialiseWebgpu(tfjs)
+      break
     case 'gpu': {
       const specifier = '@tensorflow/tfjs-node-gpu'
       try {
         await import(specifier)
       } catch (error) {
-        const reason = error instanceof Error ? error.message.split('\n')[0] : String(error)
+        const notInstalled = (error as {code?: string}).code === 'ERR_MODULE_NOT_FOUND'
+        const reason = notInstalled ? 'not installed' : error instanceof Error ? error.message.split('\n')[0] : String(error)
         throw new BackendUnavailableError(
-          `backend gpu is unavailable: @tensorflow/tfjs-node-gpu did not load (${reason}); use --backend wasm`,
-          {cause: error, details: 'the gpu backend needs the optional dependency @tensorflow/tfjs-node-gpu, CUDA and libtensorflow'},
+          `backend gpu is unavailable: @tensorflow/tfjs-node-gpu did not load (${reason}; it needs CUDA 11.2 and cuDNN 8.1); use --backend webgpu or wasm`,
+          {cause: error, details: 'the gpu backend needs the optional dependency @tensorflow/tfjs-node-gpu, CUDA 11.2, cuDNN 8.1 and libtensorflow'},
         )
       }
       await activate('tensorflow', 'tfjs-node-gpu did not initialise')
@@ -95,19 +105,23 @@ async function initialise(name: BackendName, options: SelectBackendOptions): Pro
       break
     }
     default:
-      throw new BackendUnavailableError(`backend: expected one of wasm, cpu, gpu, got ${JSON.stringify(name)}`)
+      throw new BackendUnavailableError(`backend: expected one of wasm, cpu, webgpu, gpu, auto, got ${JSON.stringify(name)}`)
   }
   selected.set(name, runtime)
   return runtime
 }
 
-async function activate(tfName: string, what: string): Promise<void> {
-  let ok: boolean
-  try {
-    ok = await tf.setBackend(tfName)
-    await tf.ready()
-  } catch (error) {
-    throw new BackendUnavailableError(`backend ${tfName} is unavailable: ${what}`, {cause: error})
-  }
-  if (!ok || tf.getBackend() !== tfName) throw new BackendUnavailableError(`backend ${tfName} is unavailable: ${what}`)
+let autoChoice: Promise<BackendName> | undefined
+
+/** `auto`: webgpu on a hardware adapter that passes the self-test, else wasm. Decided once per process. */
+function resolveAuto(): Promise<BackendName> {
+  autoChoice ??= selectBackend('webgpu').then(
+    (runtime) => (runtime.adapter && !isSoftwareAdapter(runtime.adapter) ? 'webgpu' : 'wasm'),
+    () => 'wasm' as const,
+  )
+  return autoChoice
+}
+
+function isSoftwareAdapter(adapter: NonNullable<RuntimeId['adapter']>): boolean {
+  return adapter.architecture === 'software' || /llvmpipe|lavapipe|swiftshader/i.test(`${adapter.device} ${adapter.description}`)
 }

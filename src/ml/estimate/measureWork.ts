@@ -1,6 +1,6 @@
 import {performance} from 'node:perf_hooks'
 
-import {type BackendName, type RuntimeId, selectBackend} from '../backend/index.js'
+import {type BackendChoice, type RuntimeId, selectBackend} from '../backend/index.js'
 import {initialCheckpoint} from '../checkpoint/initialCheckpoint.js'
 import type {JobSpec} from '../spec/schema.js'
 import {TrainingSession} from '../train/trainingSession.js'
@@ -12,7 +12,7 @@ export type MeasureWorkParameters = {
   spec: JobSpec
   /** Training steps counted with every kernel wrapped (from step 0 of the job). */
   steps: number
-  backend?: BackendName | undefined
+  backend?: BackendChoice | undefined
   /** Steps timed afterwards with no wrappers (the counted steps warm the backend up). Default: `steps`. */
   timedSteps?: number | undefined
 }

@@ -1,6 +1,6 @@
 import * as tf from '@tensorflow/tfjs'
 import {selectBackend} from '../backend/selectBackend.js'
-import type {BackendName} from '../backend/runtimeId.js'
+import type {BackendChoice} from '../backend/runtimeId.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
 import type {Checkpoint} from '../checkpoint/types.js'
 import {samplesFor} from '../data/samplesFor.js'
@@ -26,7 +26,7 @@ export type Evaluation = {
  * needs (docs/market.md, section 2: the solver and an exact-mode verifier measure on the proof's runtime and
  * get the same accuracy bit for bit); across runtimes a sample near a tie may flip.
  */
-export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: JobSpec; checkpoint: Uint8Array | Checkpoint; backend?: BackendName | undefined}): Promise<Evaluation> {
+export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: JobSpec; checkpoint: Uint8Array | Checkpoint; backend?: BackendChoice | undefined}): Promise<Evaluation> {
   await selectBackend(backend ?? 'wasm')
   const cp = checkpoint instanceof Uint8Array ? decodeCheckpoint(checkpoint) : checkpoint
   const expected = modelWeights(spec.model)
@@ -42,13 +42,18 @@ export async function evaluateCheckpoint({spec, checkpoint, backend}: {spec: Job
     for (let start = 0; start < test.count; start += batch) {
       const n = Math.min(batch, test.count - start)
       const rows = batchOf(test, Int32Array.from({length: n}, (_, i) => start + i))
-      const [predicted, losses] = tf.tidy(() => {
+      const [predictedTensor, lossesTensor] = tf.tidy(() => {
         const x = tf.tensor(rows.x, [n, ...spec.model.inputShape], 'float32')
         const outputs = forward(spec, params, x, {training: false})
         const y = tf.tensor(rows.y, outputs.shape, 'float32')
         const perSample = lossTensor(loss, y, outputs, 'none')
-        return [test.task === 'classification' ? (tf.argMax(outputs, -1).dataSync() as Int32Array) : undefined, perSample.dataSync() as Float32Array]
+        return [test.task === 'classification' ? tf.argMax(outputs, -1) : undefined, perSample]
       })
+      // read asynchronously: a GPU backend has no synchronous read in Node
+      const predicted = predictedTensor ? ((await predictedTensor.data()) as Int32Array) : undefined
+      const losses = (await lossesTensor.data()) as Float32Array
+      predictedTensor?.dispose()
+      lossesTensor.dispose()
       // a language model is scored per token: every position's prediction of the next token
       const positions = test.task === 'classification' ? test.positions : 1
       for (let i = 0; i < n * positions; i++) if (test.task === 'classification' && predicted?.[i] === test.labels[start * positions + i]) correct++

@@ -34,7 +34,7 @@ async function weightsAfter(spec: JobSpec, steps: number): Promise<Float32Array[
   try {
     session.load(initialCheckpoint(spec))
     await session.run(steps)
-    return session.snapshot().weights.map((w) => w.values)
+    return (await session.snapshot()).weights.map((w) => w.values)
   } finally {
     session.dispose()
   }
@@ -89,7 +89,7 @@ describe('optimizers: AdamW, the learning-rate schedule and gradient clipping', 
     const session = new TrainingSession(spec)
     session.load(start)
     await session.run(1)
-    const one = session.snapshot()
+    const one = (await session.snapshot())
     assert.equal(one.optimizer.type, 'momentum')
     // after one step m = g, so the weights moved by lr * m
     const m1 = one.optimizer.type === 'momentum' ? one.optimizer.m : []

@@ -3,7 +3,7 @@ import {merkleRoot} from '../../pol/merkle.js'
 import type {ProofManifest} from '../../pol/manifest.js'
 import type {BlobStore} from '../../store/types.js'
 import {selectBackend} from '../backend/selectBackend.js'
-import type {BackendName, RuntimeId, WasmVariant} from '../backend/runtimeId.js'
+import type {BackendChoice, RuntimeId, WasmVariant} from '../backend/runtimeId.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
 import {encodeCheckpoint} from '../checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../checkpoint/types.js'
@@ -25,7 +25,7 @@ export type TrainJobParameters = {
   spec: JobSpec
   store: BlobStore
   /** Default `wasm`. */
-  backend?: BackendName | undefined
+  backend?: BackendChoice | undefined
   /** wasm only: force a binary variant (see selectBackend). */
   wasmVariant?: WasmVariant | undefined
   /** After each step: the absolute step count reached (start + 1 .. end) and that step's batch loss. Forces a device read per step. */
@@ -98,7 +98,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
     const checkpoints: CheckpointRef[] = []
     const accuracies: CheckpointAccuracy[] = []
     const save = async (state?: Checkpoint) => {
-      const bytes = encodeCheckpoint(state ?? session.snapshot())
+      const bytes = encodeCheckpoint(state ?? (await session.snapshot()))
       const hash = await store.put(bytes)
       const ref = {step: state?.step ?? session.step, hash}
       checkpoints.push(ref)
@@ -143,7 +143,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
         await save(begin.state)
         for (const next of schedule.filter((s) => s > range.start && s <= resume.step)) {
           await session.run(next, {signal})
-          const state = session.snapshot()
+          const state = (await session.snapshot())
           await save(state)
           // a task that reaches its target before the resume point ends there (this task's own run never got past it)
           if (await stopsAt(next, state)) {
@@ -165,7 +165,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
     if (!stopped) {
       for (const next of schedule.filter((s) => s > session.step)) {
         finalLoss = await session.run(next, {onStep, signal})
-        const state = session.snapshot()
+        const state = (await session.snapshot())
         await save(state)
         if (await stopsAt(next, state)) {
           stopped = true

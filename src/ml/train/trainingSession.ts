@@ -97,18 +97,20 @@ export class TrainingSession {
     this.lastLoss = Number.NaN
   }
 
-  /** The current state as a checkpoint (copies the tensors off the backend). */
-  snapshot(): Checkpoint {
-    const read = (tensors: tf.Tensor[], prefix: string): CheckpointTensor[] =>
-      tensors.map((t, i) => ({name: `${prefix}${this.names[i]}`, shape: [...(this.shapes[i] as number[])], values: new Float32Array(t.dataSync() as Float32Array)}))
-    const weights = read(this.params, '')
+  /** The current state as a checkpoint (copies the tensors off the backend; async because a GPU can only be read so). */
+  async snapshot(): Promise<Checkpoint> {
+    const read = (tensors: tf.Tensor[], prefix: string): Promise<CheckpointTensor[]> =>
+      Promise.all(
+        tensors.map(async (t, i) => ({name: `${prefix}${this.names[i]}`, shape: [...(this.shapes[i] as number[])], values: new Float32Array((await t.data()) as Float32Array)})),
+      )
+    const weights = await read(this.params, '')
     const state = optimizerStateType(this.spec)
     if (state === 'sgd') return {step: this.step, weights, optimizer: {type: 'sgd'}}
-    if (state === 'momentum') return {step: this.step, weights, optimizer: {type: 'momentum', m: read(this.m, 'm/')}}
+    if (state === 'momentum') return {step: this.step, weights, optimizer: {type: 'momentum', m: await read(this.m, 'm/')}}
     return {
       step: this.step,
       weights,
-      optimizer: {type: 'adam', t: this.t, beta1Power: this.beta1Power, beta2Power: this.beta2Power, m: read(this.m, 'm/'), v: read(this.v, 'v/')},
+      optimizer: {type: 'adam', t: this.t, beta1Power: this.beta1Power, beta2Power: this.beta2Power, m: await read(this.m, 'm/'), v: await read(this.v, 'v/')},
     }
   }
 
@@ -126,7 +128,7 @@ export class TrainingSession {
       if (options.signal?.aborted) throw new TrainingAbortedError(this.step)
       const wantLoss = options.onStep !== undefined || this.step + 1 === toStep
       const lossTensor = this.trainStep()
-      if (wantLoss) loss = (lossTensor.dataSync() as Float32Array)[0] as number
+      if (wantLoss) loss = ((await lossTensor.data()) as Float32Array)[0] as number
       lossTensor.dispose()
       if (wantLoss) this.lastLoss = loss
       options.onStep?.(this.step, loss)

@@ -2,7 +2,7 @@ import {randomBytes} from 'node:crypto'
 
 import {type Hex, toHex} from 'viem'
 
-import type {BackendName} from '../../ml/backend/index.js'
+import type {BackendChoice} from '../../ml/backend/index.js'
 import {sha256Hex} from '../../store/sha256.js'
 import type {SegmentReplay} from '../replaySegment.js'
 import type {Thresholds} from '../distances/thresholds.js'
@@ -16,7 +16,7 @@ export type VerifyBundleParameters = {
   segments?: number | undefined
   /** Makes the sampling repeatable: the randomness is sha256 of a label and this seed. Default: fresh random bytes. */
   seed?: string | undefined
-  backend?: BackendName | undefined
+  backend?: BackendChoice | undefined
   mode?: VerificationMode | undefined
   thresholds?: Thresholds | undefined
   sampling?: Sampling | undefined

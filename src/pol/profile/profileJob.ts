@@ -133,11 +133,11 @@ export async function profileJob(parameters: ProfileJobParameters): Promise<Prof
     const session = new TrainingSession(seeded)
     try {
       session.load(initialCheckpoint(seeded))
-      if (keep.has(0)) kept.set(0, session.snapshot())
+      if (keep.has(0)) kept.set(0, (await session.snapshot()))
       await session.run(lastStep, {
         stopAt: keep,
-        onBoundary: (step) => {
-          kept.set(step, session.snapshot())
+        onBoundary: async (step) => {
+          kept.set(step, await session.snapshot())
           onProgress?.({kind: 'reference', seed, runtime: referenceName, step, steps: lastStep})
         },
       })
@@ -158,7 +158,7 @@ export async function profileJob(parameters: ProfileJobParameters): Promise<Prof
         try {
           replay.load(kept.get(startStep) as Checkpoint)
           await replay.run(endStep)
-          replayed = replay.snapshot()
+          replayed = (await replay.snapshot())
         } finally {
           replay.dispose()
         }

@@ -210,7 +210,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
   let baselineTracked: Address[] = []
   let baselineSystems: System[] = []
   beforeEach(async () => {
-    snapshot = await ctx.test.snapshot()
+    snapshot = await (await ctx.test.snapshot())
     baselineTracked = [...ctx.tracked]
     baselineSystems = [...ctx.systems]
   })

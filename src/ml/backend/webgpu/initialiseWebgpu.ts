@@ -1,0 +1,48 @@
+import * as tf from '@tensorflow/tfjs'
+
+import {BackendUnavailableError} from '../errors.js'
+import type {RuntimeId} from '../runtimeId.js'
+import {activate} from '../activateBackend.js'
+import {loadDawn} from './loadDawn.js'
+import {repeatabilitySelfTest} from './repeatabilitySelfTest.js'
+
+/**
+ * The kernel set gensyn pins on webgpu (bump when the flags below change; it is part of the runtime id):
+ * - WEBGPU_CPU_FORWARD off: tfjs would run small ops on the JS cpu backend, so bits would depend on tensor sizes;
+ * - WEBGPU_MATMUL_PROGRAM_TYPE = 3 (MatMulPackedProgram) for every matmul: tfjs otherwise picks the split-K
+ *   program for some weight-gradient shapes, which accumulates with atomicAdd in whatever order threads finish.
+ * The other atomics in tfjs-backend-webgpu (unsorted segment sum, scatter, bincount) are never reached: an
+ * embedding trains as a one-hot matmul (src/ml/model).
+ */
+export const webgpuKernels = 'webgpu-pinned/1'
+
+/** Loads Dawn, pins the flags, activates tfjs-backend-webgpu and runs the repeatability self-test. */
+export async function initialiseWebgpu(tfjs: string): Promise<RuntimeId> {
+  const {adapter} = await loadDawn()
+  try {
+    await import('@tensorflow/tfjs-backend-webgpu')
+  } catch (error) {
+    throw new BackendUnavailableError(`backend webgpu is unavailable: @tensorflow/tfjs-backend-webgpu did not load (${String(error).split('\n')[0]}); use --backend wasm`, {cause: error})
+  }
+  tf.env().set('WEBGPU_CPU_FORWARD', false)
+  tf.env().set('WEBGPU_MATMUL_PROGRAM_TYPE', 3)
+  await activate('webgpu', 'tfjs-backend-webgpu found no usable device')
+  watchDeviceLoss()
+  await repeatabilitySelfTest('webgpu')
+  const {software: _software, ...info} = adapter
+  return {backend: 'webgpu', tfjs, kernels: webgpuKernels, adapter: info}
+}
+
+/**
+ * A device lost mid-training (driver reset, GPU unplugged, out of memory) leaves every later kernel silently
+ * doing nothing; the process stops with a one-line error instead, so the role's task falls to the protocol's
+ * timeouts and the checkpoints already stored stay where they are.
+ */
+function watchDeviceLoss(): void {
+  const backend = tf.backend() as unknown as {device?: {lost?: Promise<{reason: string; message: string}>}}
+  void backend.device?.lost?.then((info) => {
+    if (info.reason === 'destroyed') return
+    process.stderr.write(`backend webgpu: the GPU device was lost (${info.message || info.reason}); the task is left to the protocol's timeouts, rerun with --backend wasm or on a working GPU\n`)
+    process.exit(70)
+  })
+}

@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict'
+
+import * as tf from '@tensorflow/tfjs'
+
+import {runtimeIdString} from '../runtimeId.js'
+import {selectBackend} from '../selectBackend.js'
+import {repeatabilitySelfTest} from './repeatabilitySelfTest.js'
+import {requireWebgpu} from './requireWebgpu.js'
+import {webgpuKernels} from './initialiseWebgpu.js'
+
+describe('webgpu backend (Dawn; lavapipe where there is no GPU)', () => {
+  it('records the adapter and driver in the runtime id, with the pinned kernel set', async function () {
+    const runtime = await requireWebgpu(this)
+    assert.equal(tf.getBackend(), 'webgpu')
+    assert.equal(runtime.backend, 'webgpu')
+    assert.equal(runtime.kernels, webgpuKernels)
+    assert.ok(runtime.adapter && runtime.adapter.description.length > 0, 'the driver is named')
+    const id = runtimeIdString(runtime)
+    assert.ok(id.startsWith(`webgpu(${runtime.adapter.vendor}/${runtime.adapter.architecture}/${runtime.adapter.device}) tfjs@4.22.0 kernels=webgpu-pinned/1 driver=`), id)
+    assert.equal(tf.env().getBool('WEBGPU_CPU_FORWARD'), false)
+    assert.equal(tf.env().getNumber('WEBGPU_MATMUL_PROGRAM_TYPE'), 3)
+    await selectBackend('wasm')
+  })
+
+  it('replays a training step bit for bit (the self-test that gates every run), and differs from wasm', async function () {
+    await requireWebgpu(this)
+    const gpu = await repeatabilitySelfTest('webgpu')
+    assert.equal(await repeatabilitySelfTest('webgpu'), gpu)
+    await selectBackend('wasm')
+    const wasm = await repeatabilitySelfTest('wasm')
+    assert.notEqual(wasm, gpu, 'wasm and webgpu sum in different orders; equal hashes would mean webgpu never ran')
+  })
+
+  it('auto picks wasm on a software adapter (lavapipe is slower than wasm) and webgpu on a hardware one', async function () {
+    const gpu = await requireWebgpu(this)
+    const auto = await selectBackend('auto')
+    assert.equal(auto.backend, gpu.adapter?.architecture === 'software' ? 'wasm' : 'webgpu')
+    await selectBackend('wasm')
+  })
+})

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict'
+import {mkdtemp, readdir, readFile, rm} from 'node:fs/promises'
+import {tmpdir} from 'node:os'
+import path from 'node:path'
+
+import type {Hex} from 'viem'
+
+import {requireWebgpu} from '../../src/ml/backend/webgpu/requireWebgpu.js'
+import type {ProofManifest} from '../../src/pol/manifest.js'
+import type {VerificationReport} from '../../src/pol/verifyProof.js'
+import {createLocalStore} from '../../src/store/createLocalStore.js'
+import {runGensyn} from '../helpers/cli.js'
+
+type Report = {ok: boolean; failures: string[]; tasks: {verdict: string; testAccuracy: number | null; rejections: {solver: string; slashed: string}[]}[]; conservation: {ok: boolean}}
+type Verdict = {type: 'verdict'; accepted: boolean; reportHash: Hex}
+
+/** The run's report: the last JSON line `devnet up --json` prints. */
+function finalReport(stdout: string): Report {
+  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
+  assert.ok(line, `no JSON on stdout:\n${stdout}`)
+  return JSON.parse(line) as Report
+}
+
+/** The verdicts the verifiers posted, read from their JSON event logs. */
+async function verdicts(stateDir: string): Promise<Verdict[]> {
+  const logs = path.join(stateDir, 'logs')
+  const out: Verdict[] = []
+  for (const file of (await readdir(logs)).filter((name) => name.startsWith('verifier-'))) {
+    for (const line of (await readFile(path.join(logs, file), 'utf8')).split('\n')) {
+      if (!line.startsWith('{')) continue
+      const event = JSON.parse(line) as {type?: string}
+      if (event.type === 'verdict') out.push(event as Verdict)
+    }
+  }
+  return out
+}
+
+describe('devnet with solvers on webgpu and verifiers on wasm (tolerance mode)', function () {
+  this.timeout(600_000)
+  let stateDir: string
+
+  before(async function () {
+    await requireWebgpu(this)
+  })
+  beforeEach(async () => {
+    stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-gpu-'))
+  })
+  afterEach(async () => {
+    await rm(stateDir, {recursive: true, force: true})
+  })
+
+  it('gpu-solver: a webgpu-trained proof is accepted by a wasm verifier within the posted thresholds, money conserved', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', 'gpu-solver', '--until-settled', '--json', '--state-dir', stateDir])
+    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
+    const report = finalReport(String(run.stdout))
+    assert.equal(report.ok, true, report.failures.join('; '))
+    assert.equal(report.tasks[0]?.verdict, 'accepted')
+    assert.equal(report.conservation.ok, true)
+    const [verdict, ...others] = await verdicts(stateDir)
+    assert.equal(others.length, 0)
+    assert.equal(verdict?.accepted, true)
+    const store = createLocalStore(path.join(stateDir, 'store'))
+    const verification = await store.getJson<VerificationReport>(verdict.reportHash)
+    assert.equal(verification.mode, 'tolerance')
+    assert.equal(verification.runtime?.backend, 'wasm')
+    assert.equal((await store.getJson<ProofManifest>(verification.manifestHash)).runtime.backend, 'webgpu')
+    assert.ok(verification.segments.length >= 2)
+    for (const segment of verification.segments) {
+      assert.equal(segment.hashMatch, false, 'wasm does not reproduce webgpu bit for bit')
+      assert.equal(segment.match, true)
+    }
+  })
+
+  it('gpu-cheater: a skip-steps cheater on webgpu is rejected beyond the thresholds and slashed; an honest webgpu solver delivers', async () => {
+    const run = await runGensyn(['devnet', 'up', '--scenario', 'gpu-cheater', '--until-settled', '--json', '--state-dir', stateDir])
+    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
+    const report = finalReport(String(run.stdout))
+    assert.equal(report.ok, true, report.failures.join('; '))
+    assert.equal(report.tasks[0]?.verdict, 'accepted')
+    assert.equal(report.tasks[0]?.rejections.length, 1)
+    assert.ok(BigInt(report.tasks[0]!.rejections[0]!.slashed) > 0n)
+    const posted = await verdicts(stateDir)
+    assert.deepEqual(posted.map((verdict) => verdict.accepted).sort(), [false, true])
+    const rejected = await createLocalStore(path.join(stateDir, 'store')).getJson<VerificationReport>(posted.find((verdict) => !verdict.accepted)!.reportHash)
+    assert.equal(rejected.mode, 'tolerance')
+    assert.ok(rejected.segments.some((segment) => (segment.violations ?? []).length > 0))
+  })
+})
