@@ -1,9 +1,11 @@
 // `npm run bench`: every figure is measured side by side in this one run, on this machine.
 //  1. solver training steps/s with proof checkpointing vs a plain tfjs loop on the same job (a ratio);
 //  2. seconds from `gensyn devnet up` to the first settled task (the smoke scenario, real processes);
-//  3. the proof's cost on the character transformer: trainJob with checkpoints against the same steps without.
+//  3. the proof's cost on the character transformer: trainJob with checkpoints against the same steps without;
+//  4. training steps/s per backend (wasm, cpu, webgpu where an adapter is found) for each fixture model.
 import os from 'node:os'
 
+import {benchBackends} from './backends.js'
 import {benchDevnet} from './devnet.js'
 import {benchProofOverhead} from './proofOverhead.js'
 import {benchTraining} from './training.js'
@@ -37,3 +39,6 @@ const proof = await benchProofOverhead(['fixtures/jobs/sums-transformer.yaml'])
 console.log(`\n3. the proof's cost on ${proof.runtime} (median of 3, steps/s)`)
 for (const row of proof.rows)
   console.log(`${row.job}: ${row.withProof.toFixed(1)} with checkpoints, ${row.withoutProof.toFixed(1)} without (overhead ${(row.overhead * 100).toFixed(1)} %), final test loss ${row.finalTestLoss.toFixed(3)}`)
+
+console.log('\n4. training steps/s per backend with proof checkpoints, median of 3 (ratio to wasm)')
+console.log(await benchBackends())

@@ -27,22 +27,32 @@ export async function initialiseWebgpu(tfjs: string): Promise<RuntimeId> {
   tf.env().set('WEBGPU_CPU_FORWARD', false)
   tf.env().set('WEBGPU_MATMUL_PROGRAM_TYPE', 3)
   await activate('webgpu', 'tfjs-backend-webgpu found no usable device')
-  watchDeviceLoss()
+  watchDevice()
   await repeatabilitySelfTest('webgpu')
   const {software: _software, ...info} = adapter
   return {backend: 'webgpu', tfjs, kernels: webgpuKernels, adapter: info}
 }
 
 /**
- * A device lost mid-training (driver reset, GPU unplugged, out of memory) leaves every later kernel silently
- * doing nothing; the process stops with a one-line error instead, so the role's task falls to the protocol's
- * timeouts and the checkpoints already stored stay where they are.
+ * A device lost mid-training (driver reset, GPU unplugged) or an uncaptured GPU error (out of memory, a buffer over
+ * the adapter's limits) leaves later kernels silently computing nothing: the process stops with one line instead,
+ * so the role's task falls to the protocol's timeouts and the checkpoints already stored stay where they are.
  */
-function watchDeviceLoss(): void {
-  const backend = tf.backend() as unknown as {device?: {lost?: Promise<{reason: string; message: string}>}}
-  void backend.device?.lost?.then((info) => {
-    if (info.reason === 'destroyed') return
-    process.stderr.write(`backend webgpu: the GPU device was lost (${info.message || info.reason}); the task is left to the protocol's timeouts, rerun with --backend wasm or on a working GPU\n`)
+function watchDevice(): void {
+  type Device = EventTarget & {lost?: Promise<{reason: string; message: string}>}
+  const device = (tf.backend() as unknown as {device?: Device}).device
+  const stop = (what: string) => {
+    process.stderr.write(`Error: backend webgpu: ${what}; the task is left to the protocol's timeouts (rerun with --backend wasm, or a smaller batch)\n`)
     process.exit(70)
+  }
+  void device?.lost?.then((info) => {
+    if (info.reason !== 'destroyed') stop(`the GPU device was lost (${firstLine(info.message) || info.reason})`)
+  })
+  device?.addEventListener?.('uncapturederror', (event) => {
+    const error = (event as Event & {error?: {message?: string; constructor?: {name?: string}}}).error
+    const kind = error?.constructor?.name === 'GPUOutOfMemoryError' ? 'the GPU ran out of memory' : 'a GPU error'
+    stop(`${kind} (${firstLine(error?.message ?? '')})`)
   })
 }
+
+const firstLine = (text: string) => text.split('\n').find((line) => line.trim() !== '')?.trim() ?? ''

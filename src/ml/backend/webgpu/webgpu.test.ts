@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 
 import * as tf from '@tensorflow/tfjs'
+import {execa} from 'execa'
 
 import {runtimeIdString} from '../runtimeId.js'
 import {selectBackend} from '../selectBackend.js'
@@ -36,5 +37,17 @@ describe('webgpu backend (Dawn; lavapipe where there is no GPU)', () => {
     const auto = await selectBackend('auto')
     assert.equal(auto.backend, gpu.adapter?.architecture === 'software' ? 'wasm' : 'webgpu')
     await selectBackend('wasm')
+  })
+
+  it('stops the process with one line when the GPU runs out of memory, instead of computing garbage', async function () {
+    await requireWebgpu(this)
+    // a 40000 x 40000 product: 6.4 GB in one GPU buffer, more than lavapipe (or a usual GPU) gives one allocation
+    const script = `import * as tf from '@tensorflow/tfjs'; import {selectBackend} from './src/ml/backend/index.js'; await selectBackend('webgpu'); console.log(await tf.matMul(tf.ones([40000, 1]), tf.ones([1, 40000])).sum().data())`
+    const run = await execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {reject: false})
+    assert.equal(run.exitCode, 70)
+    assert.equal(String(run.stdout), '', 'no result was printed')
+    const errors = String(run.stderr).split('\n').filter((line) => line.startsWith('Error:'))
+    assert.equal(errors.length, 1)
+    assert.match(errors[0] ?? '', /^Error: backend webgpu: the GPU ran out of memory \(.+\); the task is left to the protocol's timeouts \(rerun with --backend wasm, or a smaller batch\)$/)
   })
 })

@@ -1,0 +1,187 @@
+// Cross-runtime verification bench: `npm run bench:cross-runtime` (= `npx tsx bench/crossRuntime.ts`).
+//
+// For each fixture model it measures how far honest replays of the same segment land apart when the proof was
+// trained on one runtime (the prover: webgpu) and replayed on another (wasm, and cpu where it is fast enough),
+// derives tolerance-mode thresholds from a profile on other seeds (`profileJob`, the shipped rule: 100 x the
+// largest observed distance, with floors), and then, on held-out seeds:
+//  1. counts false rejections: honest segments whose replay on the verifier runtime falls outside the thresholds;
+//  2. measures detection of subtle cheats per segment (bench/subtleCheats.ts: one step skipped, the wrong batch
+//     for one step, learning rate x 0.9, a cast to half precision), and the gap: the smallest cheat distance over
+//     its threshold against the largest honest one;
+//  3. tabulates distances per layer type (relative l2: ‖replay - claimed‖ / ‖claimed‖ per tensor), and the
+//     scale-free distance ‖replay - claimed‖ / ‖claimed - start‖ over the whole weight vector.
+//
+// Environment: BENCH_QUICK=1 (a smoke run: few seeds), BENCH_JOBS (comma-separated labels: MLP, CNN, transformer),
+// BENCH_OUT (write the results as JSON to this file). Progress on stderr, tables on stdout.
+import {mkdir, writeFile} from 'node:fs/promises'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {runtimeIdString, selectBackend, type BackendName} from '../src/ml/backend/index.js'
+import type {Checkpoint} from '../src/ml/checkpoint/types.js'
+import {initialCheckpoint} from '../src/ml/checkpoint/initialCheckpoint.js'
+import {loadLocalJob} from '../src/ml/data/loadLocalJob.js'
+import type {JobSpec} from '../src/ml/spec/index.js'
+import {checkpointSchedule} from '../src/ml/train/checkpointSchedule.js'
+import {TrainingSession} from '../src/ml/train/trainingSession.js'
+import {checkpointTensorList, parameterDistances, vectorDistances, type CheckpointDistances} from '../src/pol/distances/parameterDistances.js'
+import {distanceMetrics, withinThresholds, type Thresholds} from '../src/pol/distances/thresholds.js'
+import {profileJob} from '../src/pol/profile/profileJob.js'
+import {cheatSegment, subtleCheats, type SubtleCheat} from './subtleCheats.js'
+import {table} from './verificationMatrix.js'
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+
+type Plan = {
+  label: string
+  file: string
+  prover: BackendName
+  verifiers: BackendName[]
+  profileSeeds: number
+  heldOutSeeds: number
+  cheatSeeds: number
+  /** Shorter than the fixture (steps, checkpoint interval) where the prover is slow: lavapipe trains the CNN and the transformer at a few steps/s. */
+  steps?: {steps: number; interval: number}
+}
+
+const quick = process.env.BENCH_QUICK === '1'
+const plans: Plan[] = [
+  {label: 'MLP', file: 'fixtures/jobs/smoke-mlp.yaml', prover: 'webgpu', verifiers: ['wasm', 'cpu'], profileSeeds: quick ? 2 : 10, heldOutSeeds: quick ? 2 : 50, cheatSeeds: quick ? 1 : 10},
+  {label: 'CNN', file: 'fixtures/jobs/mnist-cnn.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 2, heldOutSeeds: quick ? 1 : 3, cheatSeeds: quick ? 1 : 2, steps: {steps: 100, interval: 25}},
+  {label: 'transformer', file: 'fixtures/jobs/sums-transformer.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 2, heldOutSeeds: quick ? 1 : 2, cheatSeeds: quick ? 1 : 2, steps: {steps: 100, interval: 25}},
+]
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+const withSeed = (spec: JobSpec, seed: number): JobSpec => ({...spec, training: {...spec.training, seed: seed % 2 ** 32}})
+
+/** Layer type of a tensor name: `0/dense/kernel` → dense, `2/residual/1/multiHeadAttention/query/kernel` → multiHeadAttention, `m/…` → adam m. */
+function layerType(name: string): string {
+  if (name.startsWith('m/') || name.startsWith('v/')) return `optimizer ${name[0]}`
+  const parts = name.split('/')
+  return parts[parts.length - 2 - (parts.at(-2) === 'query' || parts.at(-2) === 'key' || parts.at(-2) === 'value' || parts.at(-2) === 'output' ? 1 : 0)] ?? name
+}
+
+async function trainBoundaries(spec: JobSpec, backend: BackendName): Promise<Map<number, Checkpoint>> {
+  await selectBackend(backend)
+  const schedule = checkpointSchedule(spec)
+  const kept = new Map<number, Checkpoint>()
+  const session = new TrainingSession(spec)
+  try {
+    session.load(initialCheckpoint(spec))
+    kept.set(0, await session.snapshot())
+    await session.run(schedule.at(-1) as number, {stopAt: new Set(schedule), onBoundary: async (step) => void kept.set(step, await session.snapshot())})
+  } finally {
+    session.dispose()
+  }
+  return kept
+}
+
+async function replay(spec: JobSpec, backend: BackendName, start: Checkpoint, endStep: number): Promise<Checkpoint> {
+  await selectBackend(backend)
+  const session = new TrainingSession(spec)
+  try {
+    session.load(start)
+    await session.run(endStep)
+    return await session.snapshot()
+  } finally {
+    session.dispose()
+  }
+}
+
+/** Largest distance / threshold over the whole-vector metrics: above 1 is rejected. */
+function thresholdRatio(d: CheckpointDistances, thresholds: Thresholds): number {
+  return Math.max(...distanceMetrics.map((metric) => (thresholds[metric] ? d.whole[metric] / (thresholds[metric] as number) : 0)))
+}
+
+type PairStats = {pair: string; samples: number; falseRejections: number; maxWhole: Record<string, number>; maxScaleFree: number; maxHonestRatio: number; perLayer: Record<string, number>}
+type CheatStats = {cheat: SubtleCheat; segments: number; detected: number; minRatio: number}
+
+async function benchPlan(plan: Plan) {
+  const loaded = await loadLocalJob(path.join(repoRoot, plan.file))
+  const base: JobSpec = plan.steps
+    ? {...loaded, training: {...loaded.training, steps: plan.steps.steps, stopAt: undefined}, proof: {...loaded.proof, checkpointInterval: plan.steps.interval}}
+    : loaded
+  const t0 = performance.now()
+  log(`${plan.label}: profiling ${plan.prover} against ${plan.verifiers.join(', ')} over ${plan.profileSeeds} seeds`)
+  const profile = await profileJob({spec: withSeed(base, base.training.seed + 1000), runtimes: [plan.prover, ...plan.verifiers], seeds: plan.profileSeeds})
+  const {thresholds} = profile
+  const runtimes = Object.fromEntries(await Promise.all([plan.prover, ...plan.verifiers].map(async (b) => [b, runtimeIdString(await selectBackend(b))] as const)))
+  const pairs = new Map<BackendName, PairStats>(plan.verifiers.map((v) => [v, {pair: `${plan.prover} -> ${v}`, samples: 0, falseRejections: 0, maxWhole: {}, maxScaleFree: 0, maxHonestRatio: 0, perLayer: {}}]))
+  const cheats = new Map<SubtleCheat, CheatStats>(subtleCheats.map((c) => [c, {cheat: c, segments: 0, detected: 0, minRatio: Number.POSITIVE_INFINITY}]))
+  for (let k = 0; k < plan.heldOutSeeds; k++) {
+    const spec = withSeed(base, base.training.seed + k)
+    const schedule = checkpointSchedule(spec)
+    const kept = await trainBoundaries(spec, plan.prover)
+    for (let s = 0; s + 1 < schedule.length; s++) {
+      const start = kept.get(schedule[s] as number) as Checkpoint
+      const end = kept.get(schedule[s + 1] as number) as Checkpoint
+      const update = vectorDistances(flatWeights(end), flatWeights(start)).l2
+      const replays = new Map<BackendName, Checkpoint>()
+      for (const verifier of plan.verifiers) {
+        const replayed = await replay(spec, verifier, start, end.step)
+        replays.set(verifier, replayed)
+        recordHonest(pairs.get(verifier) as PairStats, replayed, end, update, thresholds)
+      }
+      if (k >= plan.cheatSeeds) continue
+      const judge = replays.get(plan.verifiers[0] as BackendName) as Checkpoint
+      for (const cheat of subtleCheats) {
+        await selectBackend(plan.prover)
+        const committed = await cheatSegment(cheat, spec, start, end.step, end)
+        const stats = cheats.get(cheat) as CheatStats
+        const d = parameterDistances(judge, committed)
+        stats.segments++
+        if (!withinThresholds(d, thresholds).ok) stats.detected++
+        stats.minRatio = Math.min(stats.minRatio, thresholdRatio(d, thresholds))
+      }
+    }
+    log(`${plan.label}: seed ${k + 1}/${plan.heldOutSeeds} done (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
+  }
+  return {label: plan.label, steps: base.training.steps, interval: base.proof.checkpointInterval, runtimes, profileSamples: profile.samples.length, thresholds: {l1: thresholds.l1, l2: thresholds.l2, linf: thresholds.linf, cosine: thresholds.cosine}, pairs: [...pairs.values()], cheats: [...cheats.values()], seconds: (performance.now() - t0) / 1000}
+}
+
+function flatWeights(cp: Checkpoint): Float32Array {
+  const total = cp.weights.reduce((n, w) => n + w.values.length, 0)
+  const out = new Float32Array(total)
+  let offset = 0
+  for (const w of cp.weights) {
+    out.set(w.values, offset)
+    offset += w.values.length
+  }
+  return out
+}
+
+function recordHonest(stats: PairStats, replayed: Checkpoint, claimed: Checkpoint, update: number, thresholds: Thresholds): void {
+  const d = parameterDistances(replayed, claimed)
+  stats.samples++
+  if (!withinThresholds(d, thresholds).ok) stats.falseRejections++
+  for (const metric of distanceMetrics) stats.maxWhole[metric] = Math.max(stats.maxWhole[metric] ?? 0, d.whole[metric])
+  stats.maxScaleFree = Math.max(stats.maxScaleFree, update > 0 ? vectorDistances(flatWeights(replayed), flatWeights(claimed)).l2 / update : 0)
+  stats.maxHonestRatio = Math.max(stats.maxHonestRatio, thresholdRatio(d, thresholds))
+  const norms = new Map(checkpointTensorList(claimed).map((t) => [t.name, Math.hypot(...t.values)]))
+  for (const t of d.perTensor) {
+    const norm = norms.get(t.name) ?? 0
+    const type = layerType(t.name)
+    if (norm > 0) stats.perLayer[type] = Math.max(stats.perLayer[type] ?? 0, t.l2 / norm)
+  }
+}
+
+const e = (x: number | undefined) => (x === undefined ? '-' : x.toExponential(2))
+const wanted = process.env.BENCH_JOBS?.split(',').map((label) => label.trim())
+const results = []
+for (const plan of plans.filter((p) => !wanted || wanted.includes(p.label))) results.push(await benchPlan(plan))
+
+for (const result of results) {
+  console.log(`\n## ${result.label}: ${result.steps} steps, a checkpoint every ${result.interval} (profile: ${result.profileSamples} replays on other seeds; ${result.seconds.toFixed(0)} s)`)
+  for (const [backend, id] of Object.entries(result.runtimes)) console.log(`- ${backend}: ${id}`)
+  console.log(`thresholds (whole vector): l1 ${e(result.thresholds.l1)}, l2 ${e(result.thresholds.l2)}, l∞ ${e(result.thresholds.linf)}, cosine ${e(result.thresholds.cosine)}\n`)
+  console.log(table(['PAIR', 'HONEST REPLAYS', 'FALSE REJECTIONS', 'MAX L2', 'MAX L∞', 'MAX COSINE', 'MAX ‖Δ‖/‖UPDATE‖', 'MAX DIST/THRESHOLD'], result.pairs.map((p) => [p.pair, String(p.samples), String(p.falseRejections), e(p.maxWhole.l2), e(p.maxWhole.linf), e(p.maxWhole.cosine), e(p.maxScaleFree), p.maxHonestRatio.toFixed(3)])))
+  const layers = [...new Set(result.pairs.flatMap((p) => Object.keys(p.perLayer)))].sort()
+  console.log(`\n${table(['LAYER TYPE (rel. l2 per tensor)', ...result.pairs.map((p) => p.pair)], layers.map((layer) => [layer, ...result.pairs.map((p) => e(p.perLayer[layer]))]))}`)
+  console.log(`\n${table(['SUBTLE CHEAT (per segment)', 'SEGMENTS', 'DETECTED', 'MIN DIST/THRESHOLD'], result.cheats.map((c) => [c.cheat, String(c.segments), `${c.detected}/${c.segments}`, c.minRatio.toFixed(2)]))}`)
+}
+const out = process.env.BENCH_OUT
+if (out) {
+  await mkdir(path.dirname(path.resolve(out)), {recursive: true})
+  await writeFile(out, `${JSON.stringify(results, null, 2)}\n`)
+  log(`wrote ${out}`)
+}
