@@ -27,7 +27,7 @@ import {TrainingSession} from '../src/ml/train/trainingSession.js'
 import {checkpointTensorList, parameterDistances, vectorDistances, type CheckpointDistances} from '../src/pol/distances/parameterDistances.js'
 import {distanceMetrics, withinThresholds, type Thresholds} from '../src/pol/distances/thresholds.js'
 import {profileJob} from '../src/pol/profile/profileJob.js'
-import {cheatSegment, subtleCheats, type SubtleCheat} from './subtleCheats.js'
+import {cheatSegment, subtleCheats, trainSegment, type SubtleCheat} from './subtleCheats.js'
 import {table} from './verificationMatrix.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -78,14 +78,7 @@ async function trainBoundaries(spec: JobSpec, backend: BackendName): Promise<Map
 
 async function replay(spec: JobSpec, backend: BackendName, start: Checkpoint, endStep: number): Promise<Checkpoint> {
   await selectBackend(backend)
-  const session = new TrainingSession(spec)
-  try {
-    session.load(start)
-    await session.run(endStep)
-    return await session.snapshot()
-  } finally {
-    session.dispose()
-  }
+  return trainSegment(spec, start, endStep)
 }
 
 /** Largest distance / threshold over the whole-vector metrics: above 1 is rejected. */

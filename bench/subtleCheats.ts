@@ -9,7 +9,8 @@ import {relabel} from '../src/adversary/fakeState.js'
 export const subtleCheats = ['one-step-skipped', 'wrong-batch', 'lr-x0.9', 'half-precision'] as const
 export type SubtleCheat = (typeof subtleCheats)[number]
 
-async function train(spec: JobSpec, from: Checkpoint, toStep: number): Promise<Checkpoint> {
+/** Trains `spec` from `from` to `toStep` on the active backend. */
+export async function trainSegment(spec: JobSpec, from: Checkpoint, toStep: number): Promise<Checkpoint> {
   const session = new TrainingSession(spec)
   try {
     session.load(from)
@@ -41,15 +42,15 @@ export async function cheatSegment(cheat: SubtleCheat, spec: JobSpec, start: Che
   switch (cheat) {
     case 'one-step-skipped':
       // trains every step but the last, and labels the state as the end
-      return relabel(spec, await train(spec, start, endStep - 1), endStep)
+      return relabel(spec, await trainSegment(spec, start, endStep - 1), endStep)
     case 'wrong-batch': {
       // the first step of the segment on another batch (the batch order of another training seed), the rest honest
       const other: JobSpec = {...spec, training: {...spec.training, seed: (spec.training.seed + 7919) % 2 ** 32}}
-      return train(spec, await train(other, start, start.step + 1), endStep)
+      return trainSegment(spec, await trainSegment(other, start, start.step + 1), endStep)
     }
     case 'lr-x0.9': {
       const optimizer = {...spec.training.optimizer, learningRate: spec.training.optimizer.learningRate * 0.9}
-      return train({...spec, training: {...spec.training, optimizer}} as JobSpec, start, endStep)
+      return trainSegment({...spec, training: {...spec.training, optimizer}} as JobSpec, start, endStep)
     }
     case 'half-precision': {
       const {optimizer} = honestEnd
