@@ -86,7 +86,17 @@ function thresholdRatio(d: CheckpointDistances, thresholds: Thresholds): number 
   return Math.max(...distanceMetrics.map((metric) => (thresholds[metric] ? d.whole[metric] / (thresholds[metric] as number) : 0)))
 }
 
-type PairStats = {pair: string; samples: number; falseRejections: number; maxWhole: Record<string, number>; maxScaleFree: number; maxHonestRatio: number; perLayer: Record<string, number>}
+type PairStats = {
+  pair: string
+  samples: number
+  falseRejections: number
+  maxWhole: Record<string, number>
+  maxScaleFree: number
+  maxHonestRatio: number
+  perLayer: Record<string, number>
+  /** One training step from the same state on both runtimes: the largest whole-vector l∞ and relative l2 (what a step-level dispute would have to tolerate). */
+  oneStep: {linf: number; relativeL2: number}
+}
 type CheatStats = {cheat: SubtleCheat; segments: number; detected: number; minRatio: number}
 
 async function benchPlan(plan: Plan) {
@@ -99,7 +109,7 @@ async function benchPlan(plan: Plan) {
   const profile = await profileJob({spec: withSeed(base, base.training.seed + 1000), runtimes: [plan.prover, ...plan.verifiers], seeds: plan.profileSeeds})
   const {thresholds} = profile
   const runtimes = Object.fromEntries(await Promise.all([plan.prover, ...plan.verifiers].map(async (b) => [b, runtimeIdString(await selectBackend(b))] as const)))
-  const pairs = new Map<BackendName, PairStats>(plan.verifiers.map((v) => [v, {pair: `${plan.prover} -> ${v}`, samples: 0, falseRejections: 0, maxWhole: {}, maxScaleFree: 0, maxHonestRatio: 0, perLayer: {}}]))
+  const pairs = new Map<BackendName, PairStats>(plan.verifiers.map((v) => [v, {pair: `${plan.prover} -> ${v}`, samples: 0, falseRejections: 0, maxWhole: {}, maxScaleFree: 0, maxHonestRatio: 0, perLayer: {}, oneStep: {linf: 0, relativeL2: 0}}]))
   const cheats = new Map<SubtleCheat, CheatStats>(subtleCheats.map((c) => [c, {cheat: c, segments: 0, detected: 0, minRatio: Number.POSITIVE_INFINITY}]))
   for (let k = 0; k < plan.heldOutSeeds; k++) {
     const spec = withSeed(base, base.training.seed + k)
@@ -110,7 +120,13 @@ async function benchPlan(plan: Plan) {
       const end = kept.get(schedule[s + 1] as number) as Checkpoint
       const update = vectorDistances(flatWeights(end), flatWeights(start)).l2
       const replays = new Map<BackendName, Checkpoint>()
+      const proverStep = await replay(spec, plan.prover, start, start.step + 1)
       for (const verifier of plan.verifiers) {
+        const stats = pairs.get(verifier) as PairStats
+        const verifierStep = await replay(spec, verifier, start, start.step + 1)
+        const step = vectorDistances(flatWeights(verifierStep), flatWeights(proverStep))
+        stats.oneStep.linf = Math.max(stats.oneStep.linf, step.linf)
+        stats.oneStep.relativeL2 = Math.max(stats.oneStep.relativeL2, step.l2 / norm(flatWeights(proverStep)))
         const replayed = await replay(spec, verifier, start, end.step)
         replays.set(verifier, replayed)
         recordHonest(pairs.get(verifier) as PairStats, replayed, end, update, thresholds)
@@ -132,6 +148,13 @@ async function benchPlan(plan: Plan) {
   return {label: plan.label, steps: base.training.steps, interval: base.proof.checkpointInterval, runtimes, profileSamples: profile.samples.length, thresholds: {l1: thresholds.l1, l2: thresholds.l2, linf: thresholds.linf, cosine: thresholds.cosine}, pairs: [...pairs.values()], cheats: [...cheats.values()], seconds: (performance.now() - t0) / 1000}
 }
 
+/** ‖v‖₂ in float64. */
+function norm(values: Float32Array): number {
+  let sum = 0
+  for (const x of values) sum += x * x
+  return Math.sqrt(sum)
+}
+
 function flatWeights(cp: Checkpoint): Float32Array {
   const total = cp.weights.reduce((n, w) => n + w.values.length, 0)
   const out = new Float32Array(total)
@@ -150,7 +173,7 @@ function recordHonest(stats: PairStats, replayed: Checkpoint, claimed: Checkpoin
   for (const metric of distanceMetrics) stats.maxWhole[metric] = Math.max(stats.maxWhole[metric] ?? 0, d.whole[metric])
   stats.maxScaleFree = Math.max(stats.maxScaleFree, update > 0 ? vectorDistances(flatWeights(replayed), flatWeights(claimed)).l2 / update : 0)
   stats.maxHonestRatio = Math.max(stats.maxHonestRatio, thresholdRatio(d, thresholds))
-  const norms = new Map(checkpointTensorList(claimed).map((t) => [t.name, Math.hypot(...t.values)]))
+  const norms = new Map(checkpointTensorList(claimed).map((t) => [t.name, norm(t.values)]))
   for (const t of d.perTensor) {
     const norm = norms.get(t.name) ?? 0
     const type = layerType(t.name)
@@ -167,7 +190,12 @@ for (const result of results) {
   console.log(`\n## ${result.label}: ${result.steps} steps, a checkpoint every ${result.interval} (profile: ${result.profileSamples} replays on other seeds; ${result.seconds.toFixed(0)} s)`)
   for (const [backend, id] of Object.entries(result.runtimes)) console.log(`- ${backend}: ${id}`)
   console.log(`thresholds (whole vector): l1 ${e(result.thresholds.l1)}, l2 ${e(result.thresholds.l2)}, l∞ ${e(result.thresholds.linf)}, cosine ${e(result.thresholds.cosine)}\n`)
-  console.log(table(['PAIR', 'HONEST REPLAYS', 'FALSE REJECTIONS', 'MAX L2', 'MAX L∞', 'MAX COSINE', 'MAX ‖Δ‖/‖UPDATE‖', 'MAX DIST/THRESHOLD'], result.pairs.map((p) => [p.pair, String(p.samples), String(p.falseRejections), e(p.maxWhole.l2), e(p.maxWhole.linf), e(p.maxWhole.cosine), e(p.maxScaleFree), p.maxHonestRatio.toFixed(3)])))
+  console.log(
+    table(
+      ['PAIR', 'HONEST REPLAYS', 'FALSE REJECTIONS', 'MAX L2', 'MAX L∞', 'MAX COSINE', 'MAX ‖Δ‖/‖UPDATE‖', 'MAX DIST/THRESHOLD', 'ONE STEP: L∞', 'ONE STEP: REL L2'],
+      result.pairs.map((p) => [p.pair, String(p.samples), String(p.falseRejections), e(p.maxWhole.l2), e(p.maxWhole.linf), e(p.maxWhole.cosine), e(p.maxScaleFree), p.maxHonestRatio.toFixed(3), e(p.oneStep.linf), e(p.oneStep.relativeL2)]),
+    ),
+  )
   const layers = [...new Set(result.pairs.flatMap((p) => Object.keys(p.perLayer)))].sort()
   console.log(`\n${table(['LAYER TYPE (rel. l2 per tensor)', ...result.pairs.map((p) => p.pair)], layers.map((layer) => [layer, ...result.pairs.map((p) => e(p.perLayer[layer]))]))}`)
   console.log(`\n${table(['SUBTLE CHEAT (per segment)', 'SEGMENTS', 'DETECTED', 'MIN DIST/THRESHOLD'], result.cheats.map((c) => [c.cheat, String(c.segments), `${c.detected}/${c.segments}`, c.minRatio.toFixed(2)]))}`)
