@@ -14,7 +14,8 @@
 //  4. the finer checkpoint interval at which a 99 % plan against forge fits 10 % of the steps, measured
 //     (exact mode; honest, forge and noise proofs).
 //
-// Environment: BENCH_N (tasks per strategy, job and mode; default 4, quick 1), BENCH_QUICK=1 (a smoke
+// Environment: BENCH_PROVER=webgpu (the MLP only, tolerance-mode proofs trained on webgpu and replayed on
+// wasm), BENCH_N (tasks per strategy, job and mode; default 4, quick 1), BENCH_QUICK=1 (a smoke
 // run), BENCH_DRAWS (trade-off draws per proof and sample size; default 5, quick 1), BENCH_FINE_DRAWS (draws
 // per proof at the finer checkpoint interval; default 25, quick 1), BENCH_OUT (write
 // the full results as JSON: to bench/results/verification.json, or to BENCH_OUT itself when it ends in
@@ -89,6 +90,13 @@ export const defaultJobs: JobPlan[] = [
     tolerance: {prover: 'wasm', verifier: 'cpu', profileRuntimes: ['wasm', 'cpu'], profileSeeds: 1, measureTradeoff: false, fullReplicationFromProfile: true},
   },
 ]
+
+/** The MLP with its tolerance-mode proofs trained on webgpu (a GPU, or lavapipe) and replayed on wasm. */
+export const webgpuMlpPlan: JobPlan = {
+  ...(defaultJobs[0] as JobPlan),
+  label: 'MLP (webgpu)',
+  tolerance: {prover: 'webgpu', verifier: 'wasm', profileRuntimes: ['webgpu', 'wasm'], profileSeeds: 2, measureTradeoff: false, fullReplicationFromProfile: false},
+}
 
 export type VerificationBenchOptions = {
   /** Tasks (proofs) per strategy, job and mode. */
@@ -843,9 +851,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const n = envInt('BENCH_N', quick ? 1 : 4)
   const draws = envInt('BENCH_DRAWS', quick ? 1 : 5)
   const fineDraws = envInt('BENCH_FINE_DRAWS', quick ? 1 : 25)
+  // BENCH_PROVER=webgpu: the MLP only, its tolerance-mode proofs trained on webgpu and replayed on wasm
+  const planned = process.env.BENCH_PROVER === 'webgpu' ? [webgpuMlpPlan] : defaultJobs
   const jobs = quick
-    ? defaultJobs.map((j) => ({...j, tolerance: {...j.tolerance, profileSeeds: 1, profileSegments: j.tolerance.verifier === 'cpu' ? 5 : j.tolerance.profileSegments}}))
-    : defaultJobs
+    ? planned.map((j) => ({...j, tolerance: {...j.tolerance, profileSeeds: 1, profileSegments: j.tolerance.verifier === 'cpu' ? 5 : j.tolerance.profileSegments}}))
+    : planned
   try {
     const result = await benchVerification({n, draws, fineDraws, quick, jobs, fullReplicationRuns: quick ? 1 : 3})
     console.log(formatVerificationBench(result, jobs))

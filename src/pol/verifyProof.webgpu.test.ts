@@ -47,6 +47,15 @@ describe('verifyProof: a webgpu-trained proof replayed on wasm (tolerance mode)'
     assert.equal(again.runtime.backend, 'webgpu')
   })
 
+  it('is accepted in exact mode on the same webgpu adapter: every sampled segment replays bit for bit', async () => {
+    const report = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, backend: 'webgpu', segments: [0, 3]})
+    assert.equal(report.accepted, true, report.reason)
+    assert.equal(report.mode, 'exact')
+    assert.equal(report.runtime?.backend, 'webgpu')
+    for (const segment of report.segments) assert.equal(segment.hashMatch, true)
+    await selectBackend('wasm')
+  })
+
   it('is inconclusive on wasm in exact mode and accepted in tolerance mode, though no segment replays bit for bit', async () => {
     const exact = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, backend: 'wasm'})
     assert.equal(exact.inconclusive, true)
