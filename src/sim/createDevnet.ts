@@ -19,7 +19,8 @@ import {resumeChain} from './resumeChain.js'
 import type {ResolvedScenario} from './scenario.js'
 import {type MarketSample, type MarketSampler, startMarketSampler} from './sampleMarket.js'
 import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
-import {type ActorExit, type ActorHandle, exitReason, spawnActor} from './spawnActor.js'
+import {postScenarioProfiles} from './postScenarioProfiles.js'
+import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
 import {sleep} from '../actors/sleep.js'
 import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
@@ -204,23 +205,6 @@ export function createDevnet(options: DevnetOptions): Devnet {
     return handle
   }
 
-  /**
-   * Tolerance-mode verifiers judge by thresholds posted on chain: before any actor starts, the first honest
-   * verifier profiles each job across the scenario's runtimes and posts them (one `gensyn profile` process per job).
-   */
-  async function postProfiles(profile: NonNullable<ResolvedScenario['profile']>): Promise<void> {
-    const poster = roster.find((entry) => entry.role === 'verifier' && entry.strategy === 'honest')
-    if (!poster) throw new BaseError(`scenario ${scenario.name}: profile: expected an honest verifier to post the thresholds`)
-    for (const file of new Set(scenario.jobs.map((job) => job.path))) {
-      emit({type: 'phase', message: `profiling ${path.basename(file)} across ${profile.runtimes.join(', ')} (${profile.seeds} seeds) and posting its thresholds as ${poster.name}`})
-      const args = ['profile', '--job', file, '--post', '--runtimes', profile.runtimes.join(','), '--seeds', String(profile.seeds)]
-      if (profile.segments !== undefined) args.push('--segments', String(profile.segments))
-      const handle = spawnActor({name: `profile-${path.basename(file, path.extname(file))}`, role: 'verifier', account: poster.account.index, args: [...args, '--account', String(poster.account.index), '--json', '--state-dir', actorStateDir], logDir, env: workerEnv})
-      const exit = await handle.exited
-      if (exit.exitCode !== 0) throw new BaseError(`scenario ${scenario.name}: profiling ${path.basename(file)} failed: ${exitReason(exit)}`)
-    }
-  }
-
   return {
     get rpcUrl() {
       return anvil.rpcUrl
@@ -314,7 +298,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       }
       emit({type: 'phase', message: `contracts: market ${contracts.market}, registry ${contracts.registry}`})
 
-      if (!saved && scenario.profile) await postProfiles(scenario.profile)
+      if (!saved && scenario.profile) await postScenarioProfiles({scenario, profile: scenario.profile, roster, logDir, stateDir: actorStateDir, env: workerEnv, emit})
       sampler = startMarketSampler(connection, Math.max(500, scenario.chain.blockTime * 1000))
       // A dropout solver killed in an earlier run stays dead: its task must still come back through expire.
       const gone = new Set(dropouts.map((dropout) => dropout.actor))

@@ -8,6 +8,8 @@ import {parse as parseYaml} from 'yaml'
 
 import {InvalidInputError} from '../errors/base.js'
 import {loadJobSpec} from '../ml/spec/index.js'
+import {actorRoster} from './actorRoster.js'
+import {scenarioAccounts} from './devnetAccounts.js'
 import {loadScenario, resolveDefaultScenario} from './scenario.js'
 import {scenarioSchemaJson} from './scenarioSchemaJson.js'
 
@@ -115,5 +117,22 @@ describe('scenarios', () => {
     assert.equal(timed.durationSeconds, 30)
     assert.equal(timed.expect.allSettled, false)
     assert.equal(timed.protocol.samples, 3)
+  })
+
+  it('per-actor backends, verifier modes and a profile: parsed, passed to the actors, bad values named in one line', async () => {
+    const scenario = await loadScenario(path.join(scenarioDir, 'gpu-solver.yaml'))
+    assert.deepEqual(scenario.profile, {runtimes: ['webgpu', 'wasm'], seeds: 3})
+    const roster = actorRoster(scenario, scenarioAccounts(scenario.actors))
+    const solvers = roster.filter((entry) => entry.role === 'solver')
+    const verifiers = roster.filter((entry) => entry.role === 'verifier')
+    assert.deepEqual(solvers.map((entry) => entry.backend), ['webgpu', 'webgpu'])
+    assert.deepEqual(verifiers.map((entry) => entry.backend), [undefined, undefined], 'verifiers keep the scenario backend (wasm)')
+    for (const verifier of verifiers) assert.deepEqual(verifier.args.slice(verifier.args.indexOf('--mode'), verifier.args.indexOf('--mode') + 2), ['--mode', 'tolerance'])
+    const smoke = await loadScenario(path.join(scenarioDir, 'smoke.yaml'))
+    const plain = actorRoster(smoke, scenarioAccounts(smoke.actors))
+    assert.ok(plain.filter((entry) => entry.role === 'verifier').every((entry) => entry.args.includes('exact')))
+    assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nactors: {solvers: [{backend: tpu}]}\n'), /^actors\.solvers(\[0\]\.backend)?: /)
+    assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nactors: {verifiers: [{mode: loose}]}\n'), /^actors\.verifiers(\[0\]\.mode)?: /)
+    assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nprofile: {runtimes: [auto]}\n'), /^profile\.runtimes\[0\]: /)
   })
 })
