@@ -80,7 +80,10 @@ export default class Profile extends BaseCommand {
     this.log(
       renderTable(
         ['METRIC', 'LARGEST OBSERVED', 'THRESHOLD'],
-        metrics.map((metric) => [metric, result.observed.whole[metric].toExponential(3), (result.thresholds[metric] ?? Number.NaN).toExponential(3)]),
+        [
+          ...metrics.map((metric) => [metric, result.observed.whole[metric].toExponential(3), (result.thresholds[metric] ?? Number.NaN).toExponential(3)]),
+          ...(result.observed.update === undefined ? [] : [['update', result.observed.update.toExponential(3), (result.thresholds.update ?? Number.NaN).toExponential(3)]]),
+        ],
       ),
     )
     this.log(`rule: ${result.rule}`)

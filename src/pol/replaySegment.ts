@@ -142,7 +142,7 @@ export async function replaySegment({spec, store, manifest, segment, backend, mo
   }
   const actual = checkpointHash(encodeCheckpoint(replayed))
   const committed = decodeCheckpoint(await store.get(end.hash))
-  const distances = parameterDistances(replayed, committed)
+  const distances = parameterDistances(replayed, committed, checkpoint)
   const hashMatch = actual === end.hash
   const base = {segment, startStep: start.step, endStep: end.step, expected: end.hash, actual, hashMatch, runtime, distances}
   if (limits === undefined) return {...base, match: hashMatch, mode, seconds: (performance.now() - started) / 1000}

@@ -62,9 +62,11 @@ describe('verifyProof: a webgpu-trained proof replayed on wasm (tolerance mode)'
     const report = await verifyProof({spec, store, manifestHash: honest.manifestHash, randomness, backend: 'wasm', mode: 'tolerance', thresholds, segments: [0, 1, 2, 3]})
     assert.equal(report.accepted, true, report.reason)
     assert.equal(report.runtime?.backend, 'wasm')
+    assert.ok(thresholds.update !== undefined && thresholds.update > 0, 'the profile derives the scale-free limit too')
     for (const segment of report.segments) {
       assert.equal(segment.hashMatch, false, 'webgpu and wasm differ in the last bits')
       assert.ok(segment.distances.whole.linf > 0 && segment.distances.whole.linf <= (thresholds.linf ?? 0))
+      assert.ok(segment.distances.update !== undefined && segment.distances.update > 0 && segment.distances.update <= thresholds.update)
     }
   })
 

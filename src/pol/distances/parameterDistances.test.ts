@@ -88,4 +88,20 @@ describe('parameterDistances', () => {
     assert.throws(() => parameterDistances(a, adam(1, {k: [1, 2, 3]}, [[0, 0, 0]], [[0, 0, 0]])), DistanceError)
     assert.throws(() => parameterDistances(a, {step: 1, weights: a.weights, optimizer: {type: 'sgd'}}), /optimizer: expected the same on both sides, got adam and sgd/)
   })
+
+  it('measures the replay against the committed update when given the start: scale-free (known answers)', () => {
+    // start k = (0, 0), b = 1; committed end (3, 4), 1: update = ((3, 4), 0), |update| = 5; replay (3, 4.5), 1: |replay - end| = 0.5
+    const start = adam(0, {k: [0, 0], b: [1]}, [[0, 0], [0]], [[0, 0], [0]])
+    const end = adam(2, {k: [3, 4], b: [1]}, [[0, 0], [0]], [[0, 0], [0]])
+    const replay = adam(2, {k: [3, 4.5], b: [1]}, [[0, 0], [0]], [[0, 0], [0]])
+    assert.equal(parameterDistances(replay, end).update, undefined, 'not measured without the start')
+    assert.equal(parameterDistances(replay, end, start).update, 0.1)
+    assert.equal(parameterDistances(end, end, start).update, 0)
+    // the same segment at ten times the scale (e.g. a ten times larger learning rate) gives the same number
+    const scaled = (cp: Checkpoint) => ({...cp, weights: cp.weights.map((w) => ({...w, values: w.values.map((x) => x * 10)}))})
+    assert.equal(parameterDistances(scaled(replay), scaled(end), scaled(start)).update, 0.1)
+    // a segment that committed no update at all: any difference is infinitely large relative to it
+    assert.equal(parameterDistances(replay, start, start).update, nonFiniteDistance)
+    assert.throws(() => parameterDistances(replay, end, adam(0, {k: [0, 0, 0], b: [1]}, [[0, 0, 0], [0]], [[0, 0, 0], [0]])), /start checkpoint tensor k: expected 2 values, got 3/)
+  })
 })

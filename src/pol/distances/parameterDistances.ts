@@ -31,6 +31,12 @@ export type TensorDistances = {name: string} & Distances
 export type CheckpointDistances = {
   /** Over the model's weights concatenated in checkpoint order (optimizer state excluded). */
   whole: Distances
+  /**
+   * Scale-free: ‖a - b‖₂ / ‖b - start‖₂ over the weight vector, the replay's distance from the committed end
+   * relative to the segment's committed update (b = committed end, start = committed start). Set when the start
+   * is given; 0 when a equals b, {@link nonFiniteDistance} when the update is zero and a differs.
+   */
+  update?: number
   /** One entry per tensor in checkpoint order: the weights, then adam's `m/...` and `v/...`. */
   perTensor: TensorDistances[]
 }
@@ -105,7 +111,7 @@ export function vectorDistances(a: Float32Array, b: Float32Array): Distances {
  *
  * @throws DistanceError when the checkpoints do not have the same tensors
  */
-export function parameterDistances(a: Checkpoint, b: Checkpoint): CheckpointDistances {
+export function parameterDistances(a: Checkpoint, b: Checkpoint, start?: Checkpoint): CheckpointDistances {
   if (a.optimizer.type !== b.optimizer.type)
     throw new DistanceError(`checkpoint optimizer: expected the same on both sides, got ${a.optimizer.type} and ${b.optimizer.type}`)
   const ta = checkpointTensorList(a)
@@ -120,5 +126,21 @@ export function parameterDistances(a: Checkpoint, b: Checkpoint): CheckpointDist
     perTensor.push({name: x.name, ...vectorDistances(x.values, y.values)})
     if (i < a.weights.length) whole.add(x.values, y.values)
   }
-  return {whole: whole.result(), perTensor}
+  const distances: CheckpointDistances = {whole: whole.result(), perTensor}
+  return start === undefined ? distances : {...distances, update: updateRatio(distances.whole.l2, b, start)}
+}
+
+/** ‖replay - committed‖₂ / ‖committed - start‖₂ over the weights (see {@link CheckpointDistances.update}). */
+function updateRatio(l2: number, committed: Checkpoint, start: Checkpoint): number {
+  if (start.weights.length !== committed.weights.length) throw new DistanceError(`start checkpoint: expected ${committed.weights.length} weight tensors, got ${start.weights.length}`)
+  const update = new Accumulator()
+  for (const [i, w] of committed.weights.entries()) {
+    const s = start.weights[i] as CheckpointTensor
+    if (s.values.length !== w.values.length) throw new DistanceError(`start checkpoint tensor ${s.name}: expected ${w.values.length} values, got ${s.values.length}`)
+    update.add(w.values, s.values)
+  }
+  const size = update.result().l2
+  if (l2 === 0) return 0
+  if (l2 === nonFiniteDistance || size === nonFiniteDistance || size === 0) return nonFiniteDistance
+  return l2 / size
 }

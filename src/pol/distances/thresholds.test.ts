@@ -17,6 +17,16 @@ describe('withinThresholds', () => {
     assert.deepEqual(withinThresholds(d, {l2: 1e-5, cosine: 1e-13}), {ok: false, violations: ['whole l2 2e-5 > 1e-5', 'whole cosine 1e-12 > 1e-13']})
   })
 
+  it('judges the update-relative distance when a limit is set, and refuses one that was not measured', () => {
+    assert.deepEqual(withinThresholds({...d, update: 0.01}, {update: 0.01}), {ok: true, violations: []})
+    assert.deepEqual(withinThresholds({...d, update: 0.02}, {update: 0.01}), {ok: false, violations: ['whole update 0.02 > 0.01']})
+    assert.deepEqual(withinThresholds({...d, update: nonFiniteDistance}, {update: 1e300}), {ok: false, violations: ['whole update non-finite > 1e+300']})
+    assert.deepEqual(withinThresholds(d, {update: 0.01}), {ok: false, violations: ['whole update: not measured (no start checkpoint)']})
+    assert.deepEqual(withinThresholds({...d, update: 5}, {l2: 1}), {ok: true, violations: []}, 'no limit, not judged')
+    assert.deepEqual(checkThresholdsCover({update: 0.1, eachTensor: {l2: 1}}, {weights: ['k'], optimizer: ['m/k']}), {update: 0.1, eachTensor: {l2: 1}}, 'update alone covers the weights')
+    assert.throws(() => parseThresholds({update: -1}), /^ThresholdsError: thresholds\.update: /)
+  })
+
   it('judges each tensor by its own entry, else by eachTensor', () => {
     const t = {eachTensor: {cosine: 1e-10}, perTensor: {'m/k': {linf: 1e-11}}}
     assert.deepEqual(withinThresholds(d, t).violations, ['m/k linf 1e-10 > 1e-11'], 'perTensor replaces eachTensor for m/k')
@@ -53,7 +63,7 @@ describe('thresholds input', () => {
       () => checkThresholdsCover(undefined, tensors),
       (error: unknown) => error instanceof ThresholdsError && error.exitCode === 2 && error.shortMessage === 'thresholds: expected distance limits for tolerance mode, got none',
     )
-    assert.throws(() => checkThresholdsCover({}, tensors), /expected a whole-vector limit \(l1, l2, linf or cosine\) or limits for every weight, got none for k/)
+    assert.throws(() => checkThresholdsCover({}, tensors), /expected a whole-vector limit \(l1, l2, linf, cosine or update\) or limits for every weight, got none for k/)
     assert.throws(() => checkThresholdsCover({l2: 1}, tensors), /expected limits for the optimizer tensor m\/k \(set perTensor or eachTensor\), got none/)
     assert.throws(() => checkThresholdsCover({l2: 1, eachTensor: {}}, tensors), /optimizer tensor m\/k/)
     assert.throws(() => checkThresholdsCover({eachTensor: {l2: 1}, perTensor: {'0/dense/kernel': {l1: 1}}}, tensors), /thresholds\.perTensor: expected tensor names of this job \(k, b, m\/k, \.\.\.\), got "0\/dense\/kernel"/)

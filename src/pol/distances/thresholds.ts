@@ -18,6 +18,8 @@ export type DistanceLimits = {l1?: number | undefined; l2?: number | undefined; 
  * values that differ) never pass.
  */
 export type Thresholds = DistanceLimits & {
+  /** Limit on the scale-free distance ‖replay - committed‖₂ / ‖committed - start‖₂ (whole weight vector). */
+  update?: number | undefined
   perTensor?: Record<string, DistanceLimits> | undefined
   eachTensor?: DistanceLimits | undefined
 }
@@ -30,6 +32,7 @@ const limitsShape = {l1: limit.optional(), l2: limit.optional(), linf: limit.opt
 export const distanceLimitsSchema = z.strictObject(limitsShape)
 export const thresholdsSchema = z.strictObject({
   ...limitsShape,
+  update: limit.optional(),
   perTensor: z.record(z.string().min(1), distanceLimitsSchema).optional(),
   eachTensor: distanceLimitsSchema.optional(),
 })
@@ -64,10 +67,10 @@ export function checkThresholdsCover(thresholds: Thresholds | undefined, tensors
   for (const name of Object.keys(parsed.perTensor ?? {}))
     if (!all.has(name)) throw new ThresholdsError(`thresholds.perTensor: expected tensor names of this job (${[...all].slice(0, 3).join(', ')}, ...), got ${JSON.stringify(name)}`)
   const own = (name: string) => hasLimit(parsed.perTensor?.[name] ?? parsed.eachTensor)
-  if (!hasLimit(parsed)) {
+  if (!hasLimit(parsed) && parsed.update === undefined) {
     const uncovered = tensors.weights.find((name) => !own(name))
     if (uncovered !== undefined)
-      throw new ThresholdsError(`thresholds: expected a whole-vector limit (l1, l2, linf or cosine) or limits for every weight, got none for ${uncovered}`)
+      throw new ThresholdsError(`thresholds: expected a whole-vector limit (l1, l2, linf, cosine or update) or limits for every weight, got none for ${uncovered}`)
   }
   const bare = tensors.optimizer.find((name) => !own(name))
   if (bare !== undefined)
@@ -105,6 +108,11 @@ function judge(where: string, d: Distances, limits: DistanceLimits | undefined, 
 export function withinThresholds(d: CheckpointDistances, thresholds: Thresholds): {ok: boolean; violations: string[]} {
   const violations: string[] = []
   judge('whole', d.whole, thresholds, violations)
+  if (thresholds.update !== undefined) {
+    const value = d.update
+    if (value === undefined) violations.push('whole update: not measured (no start checkpoint)')
+    else if (!(value <= thresholds.update) || value === nonFiniteDistance) violations.push(`whole update ${format(value)} > ${format(thresholds.update)}`)
+  }
   const seen = new Set<string>()
   for (const t of d.perTensor) {
     seen.add(t.name)

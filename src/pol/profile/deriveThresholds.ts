@@ -45,8 +45,8 @@ export function addMagnitudes(into: ReferenceMagnitudes | undefined, checkpoint:
 
 export type DerivedThresholds = {
   thresholds: Thresholds
-  /** The largest distance seen per metric, over the whole weight vector and per tensor. */
-  observed: {whole: Distances; perTensor: Record<string, Distances>}
+  /** The largest distance seen per metric, over the whole weight vector and per tensor; `update` when every sample measured it. */
+  observed: {whole: Distances; perTensor: Record<string, Distances>; update?: number}
   rule: string
 }
 
@@ -94,9 +94,15 @@ export function deriveThresholds({
       into[m] = Math.max(into[m], d[m])
     }
   }
+  let update: number | undefined = samples.every((s) => s.distances.update !== undefined) ? 0 : undefined
   for (const s of samples) {
     const where = `sample (seed ${s.seed ?? '?'}, segment ${s.segment ?? '?'}, ${s.replay ?? 'replay'})`
     fold(whole, s.distances.whole, `${where} whole`)
+    if (update !== undefined) {
+      const value = s.distances.update as number
+      if (!Number.isFinite(value) || value === nonFiniteDistance) throw new ProfileError(`${where} update: distance is not finite: the segment's committed update is zero or diverged, no threshold can be derived`)
+      update = Math.max(update, value)
+    }
     for (const t of s.distances.perTensor) fold((perTensor[t.name] ??= zero()), t, `${where} ${t.name}`)
   }
   const limits = (observed: Distances, size: Magnitudes | undefined): Required<DistanceLimits> => ({
@@ -107,10 +113,13 @@ export function deriveThresholds({
   })
   const thresholds: Thresholds = {
     ...limits(whole, magnitudes.whole),
+    // scale-free already: its floor is ρ itself
+    ...(update === undefined ? {} : {update: Math.max(safetyFactor * update, floorRelative)}),
     perTensor: Object.fromEntries(Object.entries(perTensor).map(([name, d]) => [name, limits(d, magnitudes.perTensor[name])])),
   }
   const rule =
     `threshold = max(${safetyFactor} × largest observed distance, floor) for l1, l2 and linf, max(${safetyFactor ** 2} × largest observed, floor) for cosine, ` +
-    `over the whole weight vector and each tensor; floor = ${floorRelative.toExponential(3)} × the largest reference ‖w‖₁, ‖w‖₂, ‖w‖∞ (l1, l2, linf) and ${(floorRelative ** 2 / 2).toExponential(3)} (cosine)`
-  return {thresholds, observed: {whole, perTensor}, rule}
+    `over the whole weight vector and each tensor; floor = ${floorRelative.toExponential(3)} × the largest reference ‖w‖₁, ‖w‖₂, ‖w‖∞ (l1, l2, linf) and ${(floorRelative ** 2 / 2).toExponential(3)} (cosine)` +
+    (update === undefined ? '' : `; update (‖replay − committed‖₂ / ‖committed − start‖₂) = max(${safetyFactor} × largest observed, ${floorRelative.toExponential(3)})`)
+  return {thresholds, observed: {whole, perTensor, ...(update === undefined ? {} : {update})}, rule}
 }

@@ -57,8 +57,8 @@ export type ProfileResult = {
   /** Requested backends that did not load (e.g. gpu without @tensorflow/tfjs-node-gpu). */
   unavailable: {backend: BackendName; reason: string}[]
   samples: ProfileSample[]
-  /** The largest distance seen per metric, over the whole weight vector and per tensor. */
-  observed: {whole: Distances; perTensor: Record<string, Distances>}
+  /** The largest distance seen per metric, over the whole weight vector and per tensor, and the largest update-relative distance. */
+  observed: {whole: Distances; perTensor: Record<string, Distances>; update?: number}
   /** The largest reference end-checkpoint magnitudes (Σ|w|, ‖w‖₂, max|w|): the base of the floors. */
   magnitudes: ReferenceMagnitudes
   thresholds: Thresholds
@@ -170,7 +170,7 @@ export async function profileJob(parameters: ProfileJobParameters): Promise<Prof
           reference: referenceName,
           replay: runtimeIdString(runtime.id),
           exact: checkpointHash(encodeCheckpoint(replayed)) === checkpointHash(encodeCheckpoint(end)),
-          distances: parameterDistances(replayed, end),
+          distances: parameterDistances(replayed, end, kept.get(startStep) as Checkpoint),
           seconds: (performance.now() - t0) / 1000,
         }
         samples.push(sample)
