@@ -34,4 +34,12 @@ describe('gensyn doctor', () => {
     assert.deepEqual(errors, ['Error: backend webgpu is unavailable: no WebGPU adapter (no GPU driver found; without a GPU install lavapipe: scripts/install-lavapipe.sh); use --backend wasm'])
     assert.ok(!String(run.stderr).includes('at async'), 'no JavaScript stack trace')
   })
+
+  it('every command that takes --backend offers webgpu and auto, and names them when given something else', async () => {
+    for (const command of [['devnet', 'up'], ['solve'], ['verify'], ['submit', 'fixtures/jobs/smoke-mlp.yaml']]) {
+      const run = await runGensyn([...command, '--backend', 'tpu'])
+      assert.equal(run.exitCode, 2, command.join(' '))
+      assert.match(String(run.stderr), /Expected --backend=tpu to be one of: wasm, cpu, webgpu, gpu, auto/, command.join(' '))
+    }
+  })
 })

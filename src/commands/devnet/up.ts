@@ -10,7 +10,7 @@ import {BaseCommand} from '../../ui/baseCommand.js'
 import {createDevnetLog, renderReport} from '../../ui/devnetLog.js'
 import {canShowDashboard, startDashboard} from '../../ui/dashboard/startDashboard.js'
 import {withInterrupt} from '../../ui/withInterrupt.js'
-import {type BackendChoice} from '../../ml/backend/runtimeId.js'
+import {backendChoices, type BackendChoice} from '../../ml/backend/runtimeId.js'
 
 export default class DevnetUp extends BaseCommand {
   static override summary = 'Start a local chain, deploy the contracts and spawn actors that play the protocol.'
@@ -29,7 +29,7 @@ export default class DevnetUp extends BaseCommand {
     scenario: Flags.string({description: 'Scenario YAML (actors, jobs, chain parameters, expectations). Default: the embedded one.'}),
     'until-settled': Flags.boolean({description: "Exit once every job has settled; exit code 0 only if every expectation held (the scenario's untilSettled does the same; its durationSeconds ends a run after that long)."}),
     'state-dir': Flags.string({description: 'Folder for devnet.json, the blob store and logs.', default: '.gensyn', env: 'GENSYN_STATE_DIR'}),
-    backend: Flags.string({description: "Backend for every actor (overrides the scenario's).", options: ['wasm', 'cpu', 'gpu']}),
+    backend: Flags.string({description: "Backend of every actor without its own (overrides the scenario's backend): wasm, cpu, webgpu, gpu or auto.", options: backendChoices as BackendChoice[]}),
     port: Flags.integer({description: 'Port for anvil (default: a free one).', min: 1, max: 65_535}),
     timeout: Flags.integer({description: "Give up after this many seconds (default: the scenario's timeoutSeconds).", min: 1}),
     detach: Flags.boolean({description: 'Run the devnet in the background (output in <state-dir>/logs/devnet.log): return once its actors are spawned. `gensyn devnet status` shows it, `gensyn devnet down` stops it.'}),
