@@ -11,6 +11,7 @@ export const runtimeIdSchema = z.strictObject({
   wasmVariant: z.enum(['simd', 'simd-threaded', 'scalar']).optional(),
   node: z.string().min(1).optional(),
   adapter: z.strictObject({vendor: z.string(), architecture: z.string(), device: z.string(), description: z.string()}).optional(),
+  dawn: z.string().min(1).optional(),
 })
 
 export const proofManifestSchema = z.strictObject({

@@ -15,7 +15,7 @@ describe('gensyn doctor', () => {
     assert.match(wasm.runtime ?? '', /^wasm\(simd\) tfjs@4\.22\.0 kernels=gensyn-wasm-fixes\/1$/)
     assert.equal(cpu.available, true)
     if (process.env.GENSYN_REQUIRE_WEBGPU === '1') assert.equal(webgpu.available, true, webgpu.reason)
-    if (webgpu.available) assert.match(webgpu.runtime ?? '', /^webgpu\(.+\) tfjs@4\.22\.0 kernels=webgpu-pinned\/1 driver=.+/)
+    if (webgpu.available) assert.match(webgpu.runtime ?? '', /^webgpu\(.+\) tfjs@4\.22\.0 kernels=webgpu-pinned\/1 dawn@0\.6\.2 driver=.+/)
     for (const probe of probes.backends.filter((p) => !p.available)) {
       assert.match(probe.reason ?? '', new RegExp(`^backend ${probe.backend} is unavailable: .+; use --backend`))
       assert.ok(!(probe.reason ?? '').includes('\n'))

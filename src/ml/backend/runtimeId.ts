@@ -25,6 +25,8 @@ export type RuntimeId = {
   node?: string
   /** webgpu only: the adapter and driver (WGSL lets drivers reorder float operations, so bits are per adapter). */
   adapter?: Omit<AdapterInfo, 'software'>
+  /** webgpu only: the version of the npm package `webgpu` (Dawn, which translates WGSL for the driver). */
+  dawn?: string
 }
 
 export const backendNames: readonly BackendName[] = ['wasm', 'cpu', 'webgpu', 'gpu']
@@ -33,13 +35,14 @@ export const backendChoices: readonly BackendChoice[] = [...backendNames, 'auto'
 
 /**
  * One-line form, e.g. `wasm(simd) tfjs@4.22.0 kernels=gensyn-wasm-fixes/1` or
- * `webgpu(mesa/software/llvmpipe) tfjs@4.22.0 kernels=webgpu-pinned/1 driver=llvmpipe: Mesa 25.0.7`.
+ * `webgpu(mesa/software/llvmpipe) tfjs@4.22.0 kernels=webgpu-pinned/1 dawn@0.6.2 driver=llvmpipe: Mesa 25.0.7`.
  */
 export function runtimeIdString(runtime: RuntimeId): string {
   const {adapter} = runtime
   const variant = runtime.wasmVariant ?? (adapter ? `${adapter.vendor}/${adapter.architecture}/${adapter.device}` : undefined)
   const parts = [variant ? `${runtime.backend}(${variant})` : runtime.backend, `tfjs@${runtime.tfjs}`, `kernels=${runtime.kernels}`]
   if (runtime.node) parts.push(`node@${runtime.node}`)
+  if (runtime.dawn) parts.push(`dawn@${runtime.dawn}`)
   if (adapter) parts.push(`driver=${adapter.description}`)
   return parts.join(' ')
 }

@@ -1,3 +1,5 @@
+import {createRequire} from 'node:module'
+
 import * as tf from '@tensorflow/tfjs'
 
 import {BackendUnavailableError} from '../errors.js'
@@ -30,7 +32,12 @@ export async function initialiseWebgpu(tfjs: string): Promise<RuntimeId> {
   watchDevice()
   await repeatabilitySelfTest('webgpu')
   const {software: _software, ...info} = adapter
-  return {backend: 'webgpu', tfjs, kernels: webgpuKernels, adapter: info}
+  return {backend: 'webgpu', tfjs, kernels: webgpuKernels, dawn: dawnVersion(), adapter: info}
+}
+
+/** The installed `webgpu` package's version: its Dawn build compiles the WGSL, so it is part of the runtime. */
+function dawnVersion(): string {
+  return (createRequire(import.meta.url)('webgpu/package.json') as {version: string}).version
 }
 
 /**

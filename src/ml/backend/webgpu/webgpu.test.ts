@@ -17,7 +17,7 @@ describe('webgpu backend (Dawn; lavapipe where there is no GPU)', () => {
     assert.equal(runtime.kernels, webgpuKernels)
     assert.ok(runtime.adapter && runtime.adapter.description.length > 0, 'the driver is named')
     const id = runtimeIdString(runtime)
-    assert.ok(id.startsWith(`webgpu(${runtime.adapter.vendor}/${runtime.adapter.architecture}/${runtime.adapter.device}) tfjs@4.22.0 kernels=webgpu-pinned/1 driver=`), id)
+    assert.ok(id.startsWith(`webgpu(${runtime.adapter.vendor}/${runtime.adapter.architecture}/${runtime.adapter.device}) tfjs@4.22.0 kernels=webgpu-pinned/1 dawn@0.6.2 driver=`), id)
     assert.equal(tf.env().getBool('WEBGPU_CPU_FORWARD'), false)
     assert.equal(tf.env().getNumber('WEBGPU_MATMUL_PROGRAM_TYPE'), 3)
     await selectBackend('wasm')
