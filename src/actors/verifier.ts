@@ -33,7 +33,7 @@ export type VerifierEvent =
   | {type: 'skipped'; taskId: bigint; reason: string}
   | {type: 'inconclusive'; taskId: bigint; reason: string}
   | {type: 'claimed'; taskId: bigint; randomness: Hex; gasUsed: bigint}
-  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
+  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; hashMatch: boolean; seconds: number}
   | {
       type: 'verdict'
       taskId: bigint
@@ -214,7 +214,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
       segments: spec.verification.segments,
       backend: options.backend,
       onSegment: (segment) =>
-        emit({type: 'segment', taskId: task.id, segment: segment.segment, startStep: segment.startStep, endStep: segment.endStep, match: segment.match, seconds: segment.seconds}),
+        emit({type: 'segment', taskId: task.id, segment: segment.segment, startStep: segment.startStep, endStep: segment.endStep, match: segment.match, hashMatch: segment.hashMatch, seconds: segment.seconds}),
     })
     if (signal?.aborted) return undefined
     if (report.inconclusive) {

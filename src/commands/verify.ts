@@ -21,6 +21,7 @@ import {BaseCommand, ExitCode} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
+import {segmentOutcome} from '../ui/devnetLog.js'
 
 export default class Verify extends BaseCommand {
   static override summary = 'Act as a verifier: replay sampled segments of committed proofs and post verdicts.'
@@ -90,7 +91,7 @@ export default class Verify extends BaseCommand {
         case 'claimed':
           return this.log(`task ${event.taskId}: verification claimed, randomness ${event.randomness}`)
         case 'segment':
-          return this.log(`task ${event.taskId}: segment ${event.segment} (steps ${event.startStep}-${event.endStep}) ${event.match ? 'matches' : 'DIFFERS'} (${event.seconds.toFixed(1)} s)`)
+          return this.log(`task ${event.taskId}: segment ${event.segment} (steps ${event.startStep}-${event.endStep}) ${segmentOutcome(event)} (${event.seconds.toFixed(1)} s)`)
         case 'verdict':
           if (!event.replayed) return this.log(`task ${event.taskId}: accepted without replaying (${event.reason ?? 'strategy'})`)
           return this.log(`task ${event.taskId}: ${event.accepted ? 'accepted' : `rejected at segment ${event.segment}, replay ${event.replayHash} (${event.reason ?? 'mismatch'})`}`)

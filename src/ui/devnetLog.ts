@@ -64,7 +64,7 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
     case 'committed':
       return `${task}: committed ${event.checkpoints} checkpoints${event.totalSteps === undefined ? '' : ` (${String(event.totalSteps)} steps)`} in ${Number(event.trainingSeconds).toFixed(1)} s (runtime ${String(event.runtime)})`
     case 'segment':
-      return `${task}: segment ${event.segment} steps ${event.startStep}-${event.endStep} ${event.match ? 'matches' : 'DIFFERS'}`
+      return `${task}: segment ${event.segment} steps ${event.startStep}-${event.endStep} ${segmentOutcome(event)}`
     case 'verdict':
       return `${task}: verdict ${event.accepted ? 'accepted' : `rejected (${String(event.reason ?? 'mismatch')})`}`
     case 'settled':
@@ -234,4 +234,10 @@ function gwei(value: unknown): string {
 
 function signedEther(wei: bigint): string {
   return `${wei >= 0n ? '+' : ''}${formatEther(wei)}`
+}
+
+/** A replayed segment in words: bit for bit, within tolerance-mode thresholds (hashMatch false), or not. */
+export function segmentOutcome(event: {match?: unknown; hashMatch?: unknown}): string {
+  if (!event.match) return 'DIFFERS'
+  return event.hashMatch === false ? 'within the thresholds' : 'matches'
 }

@@ -21,18 +21,21 @@ function finalReport(stdout: string): Report {
   return JSON.parse(line) as Report
 }
 
-/** The verdicts the verifiers posted, read from their JSON event logs. */
-async function verdicts(stateDir: string): Promise<Verdict[]> {
+type SegmentEvent = {type: 'segment'; match: boolean; hashMatch: boolean}
+
+/** Every JSON event the verifiers printed, from their logs. */
+async function verifierEvents(stateDir: string): Promise<{type?: string}[]> {
   const logs = path.join(stateDir, 'logs')
-  const out: Verdict[] = []
+  const out: {type?: string}[] = []
   for (const file of (await readdir(logs)).filter((name) => name.startsWith('verifier-'))) {
-    for (const line of (await readFile(path.join(logs, file), 'utf8')).split('\n')) {
-      if (!line.startsWith('{')) continue
-      const event = JSON.parse(line) as {type?: string}
-      if (event.type === 'verdict') out.push(event as Verdict)
-    }
+    for (const line of (await readFile(path.join(logs, file), 'utf8')).split('\n')) if (line.startsWith('{')) out.push(JSON.parse(line) as {type?: string})
   }
   return out
+}
+
+/** The verdicts the verifiers posted. */
+async function verdicts(stateDir: string): Promise<Verdict[]> {
+  return (await verifierEvents(stateDir)).filter((event): event is Verdict => event.type === 'verdict')
 }
 
 describe('devnet with solvers on webgpu and verifiers on wasm (tolerance mode)', function () {
@@ -69,6 +72,10 @@ describe('devnet with solvers on webgpu and verifiers on wasm (tolerance mode)',
       assert.equal(segment.hashMatch, false, 'wasm does not reproduce webgpu bit for bit')
       assert.equal(segment.match, true)
     }
+    // the verifier's own events say so too (its log reads "within the thresholds", not "matches")
+    const segments = (await verifierEvents(stateDir)).filter((event): event is SegmentEvent => event.type === 'segment')
+    assert.ok(segments.length >= 2)
+    for (const segment of segments) assert.deepEqual([segment.match, segment.hashMatch], [true, false])
   })
 
   it('gpu-cheater: a skip-steps cheater on webgpu is rejected beyond the thresholds and slashed; an honest webgpu solver delivers', async () => {
