@@ -11,7 +11,7 @@ export async function requireWebgpu(context: {skip(): void}): Promise<RuntimeId>
     return await selectBackend('webgpu')
   } catch (error) {
     if (!(error instanceof BackendUnavailableError) || process.env.GENSYN_REQUIRE_WEBGPU === '1') throw error
-    console.log(`      skipped: ${error.shortMessage} (install it with scripts/install-lavapipe.sh)`)
+    console.log(`      skipped: ${error.shortMessage}`)
     context.skip()
     throw error
   }
