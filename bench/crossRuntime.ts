@@ -24,7 +24,7 @@ import {loadLocalJob} from '../src/ml/data/loadLocalJob.js'
 import type {JobSpec} from '../src/ml/spec/index.js'
 import {checkpointSchedule} from '../src/ml/train/checkpointSchedule.js'
 import {TrainingSession} from '../src/ml/train/trainingSession.js'
-import {checkpointTensorList, parameterDistances, vectorDistances, type CheckpointDistances} from '../src/pol/distances/parameterDistances.js'
+import {checkpointTensorList, parameterDistances, type CheckpointDistances} from '../src/pol/distances/parameterDistances.js'
 import {distanceMetrics, withinThresholds, type Thresholds} from '../src/pol/distances/thresholds.js'
 import {profileJob} from '../src/pol/profile/profileJob.js'
 import {cheatSegment, subtleCheats, trainSegment, type SubtleCheat} from './subtleCheats.js'
@@ -118,18 +118,17 @@ async function benchPlan(plan: Plan) {
     for (let s = 0; s + 1 < schedule.length; s++) {
       const start = kept.get(schedule[s] as number) as Checkpoint
       const end = kept.get(schedule[s + 1] as number) as Checkpoint
-      const update = vectorDistances(flatWeights(end), flatWeights(start)).l2
       const replays = new Map<BackendName, Checkpoint>()
       const proverStep = await replay(spec, plan.prover, start, start.step + 1)
       for (const verifier of plan.verifiers) {
         const stats = pairs.get(verifier) as PairStats
         const verifierStep = await replay(spec, verifier, start, start.step + 1)
-        const step = vectorDistances(flatWeights(verifierStep), flatWeights(proverStep))
+        const step = parameterDistances(verifierStep, proverStep).whole
         stats.oneStep.linf = Math.max(stats.oneStep.linf, step.linf)
-        stats.oneStep.relativeL2 = Math.max(stats.oneStep.relativeL2, step.l2 / norm(flatWeights(proverStep)))
+        stats.oneStep.relativeL2 = Math.max(stats.oneStep.relativeL2, step.l2 / weightNorm(proverStep))
         const replayed = await replay(spec, verifier, start, end.step)
         replays.set(verifier, replayed)
-        recordHonest(pairs.get(verifier) as PairStats, replayed, end, update, thresholds)
+        recordHonest(stats, replayed, end, start, thresholds)
       }
       if (k >= plan.cheatSeeds) continue
       const judge = replays.get(plan.verifiers[0] as BackendName) as Checkpoint
@@ -155,23 +154,17 @@ function norm(values: Float32Array): number {
   return Math.sqrt(sum)
 }
 
-function flatWeights(cp: Checkpoint): Float32Array {
-  const total = cp.weights.reduce((n, w) => n + w.values.length, 0)
-  const out = new Float32Array(total)
-  let offset = 0
-  for (const w of cp.weights) {
-    out.set(w.values, offset)
-    offset += w.values.length
-  }
-  return out
+/** ‖w‖₂ over every weight of a checkpoint (the optimizer state left out, as in the whole-vector distances). */
+function weightNorm(cp: Checkpoint): number {
+  return Math.hypot(...cp.weights.map((w) => norm(w.values)))
 }
 
-function recordHonest(stats: PairStats, replayed: Checkpoint, claimed: Checkpoint, update: number, thresholds: Thresholds): void {
-  const d = parameterDistances(replayed, claimed)
+function recordHonest(stats: PairStats, replayed: Checkpoint, claimed: Checkpoint, start: Checkpoint, thresholds: Thresholds): void {
+  const d = parameterDistances(replayed, claimed, start)
   stats.samples++
   if (!withinThresholds(d, thresholds).ok) stats.falseRejections++
   for (const metric of distanceMetrics) stats.maxWhole[metric] = Math.max(stats.maxWhole[metric] ?? 0, d.whole[metric])
-  stats.maxScaleFree = Math.max(stats.maxScaleFree, update > 0 ? vectorDistances(flatWeights(replayed), flatWeights(claimed)).l2 / update : 0)
+  stats.maxScaleFree = Math.max(stats.maxScaleFree, d.update ?? 0)
   stats.maxHonestRatio = Math.max(stats.maxHonestRatio, thresholdRatio(d, thresholds))
   const norms = new Map(checkpointTensorList(claimed).map((t) => [t.name, norm(t.values)]))
   for (const t of d.perTensor) {

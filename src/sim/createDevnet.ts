@@ -37,7 +37,7 @@ export type Dropout = {actor: string; taskId: string; step: number}
 export type DevnetOptions = {
   scenario: ResolvedScenario
   stateDir: string
-  /** Overrides the scenario's backend for every actor. */
+  /** Overrides the scenario's backend (actors with a backend of their own keep it). */
   backend?: BackendChoice | undefined
   port?: number | undefined
   /**

@@ -14,11 +14,19 @@ import {runGensyn} from '../helpers/cli.js'
 type Report = {ok: boolean; failures: string[]; tasks: {verdict: string; testAccuracy: number | null; rejections: {solver: string; slashed: string}[]}[]; conservation: {ok: boolean}}
 type Verdict = {type: 'verdict'; accepted: boolean; reportHash: Hex}
 
-/** The run's report: the last JSON line `devnet up --json` prints. */
-function finalReport(stdout: string): Report {
-  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
-  assert.ok(line, `no JSON on stdout:\n${stdout}`)
-  return JSON.parse(line) as Report
+/**
+ * Runs `devnet up --scenario NAME --until-settled --json` and returns its report (the last JSON line), after
+ * checking that it exited 0, that every expectation held and that the task was accepted.
+ */
+async function settleScenario(name: string, stateDir: string): Promise<Report> {
+  const run = await runGensyn(['devnet', 'up', '--scenario', name, '--until-settled', '--json', '--state-dir', stateDir])
+  assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
+  const line = String(run.stdout).trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
+  assert.ok(line, `no JSON on stdout:\n${run.stdout}`)
+  const report = JSON.parse(line) as Report
+  assert.equal(report.ok, true, report.failures.join('; '))
+  assert.equal(report.tasks[0]?.verdict, 'accepted')
+  return report
 }
 
 type SegmentEvent = {type: 'segment'; match: boolean; hashMatch: boolean}
@@ -53,11 +61,7 @@ describe('devnet with solvers on webgpu and verifiers on wasm (tolerance mode)',
   })
 
   it('gpu-solver: a webgpu-trained proof is accepted by a wasm verifier within the posted thresholds, money conserved', async () => {
-    const run = await runGensyn(['devnet', 'up', '--scenario', 'gpu-solver', '--until-settled', '--json', '--state-dir', stateDir])
-    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
-    const report = finalReport(String(run.stdout))
-    assert.equal(report.ok, true, report.failures.join('; '))
-    assert.equal(report.tasks[0]?.verdict, 'accepted')
+    const report = await settleScenario('gpu-solver', stateDir)
     assert.equal(report.conservation.ok, true)
     const [verdict, ...others] = await verdicts(stateDir)
     assert.equal(others.length, 0)
@@ -79,11 +83,7 @@ describe('devnet with solvers on webgpu and verifiers on wasm (tolerance mode)',
   })
 
   it('gpu-cheater: a skip-steps cheater on webgpu is rejected beyond the thresholds and slashed; an honest webgpu solver delivers', async () => {
-    const run = await runGensyn(['devnet', 'up', '--scenario', 'gpu-cheater', '--until-settled', '--json', '--state-dir', stateDir])
-    assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
-    const report = finalReport(String(run.stdout))
-    assert.equal(report.ok, true, report.failures.join('; '))
-    assert.equal(report.tasks[0]?.verdict, 'accepted')
+    const report = await settleScenario('gpu-cheater', stateDir)
     assert.equal(report.tasks[0]?.rejections.length, 1)
     assert.ok(BigInt(report.tasks[0]!.rejections[0]!.slashed) > 0n)
     const posted = await verdicts(stateDir)

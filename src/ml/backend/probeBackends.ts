@@ -1,5 +1,6 @@
 import {backendNames, type BackendName, runtimeIdString} from './runtimeId.js'
 import {selectBackend} from './selectBackend.js'
+import {isSoftwareAdapter} from './webgpu/loadDawn.js'
 
 export type BackendProbe =
   | {backend: BackendName; available: true; runtime: string; note?: string}
@@ -17,7 +18,7 @@ export async function probeBackends(): Promise<BackendProbes> {
     try {
       const runtime = await selectBackend(backend)
       const note =
-        backend === 'webgpu' && runtime.adapter?.architecture === 'software'
+        runtime.adapter && isSoftwareAdapter(runtime.adapter)
           ? 'a software adapter (runs on the CPU): real, repeatable, slower than wasm'
           : backend === 'wasm'
             ? 'the default: bit-for-bit repeatable'

@@ -24,7 +24,7 @@ export type RuntimeId = {
   /** cpu only: Node version (the JS backend's Math.exp/log/tanh come from V8). */
   node?: string
   /** webgpu only: the adapter and driver (WGSL lets drivers reorder float operations, so bits are per adapter). */
-  adapter?: Omit<AdapterInfo, 'software'>
+  adapter?: AdapterInfo
   /** webgpu only: the version of the npm package `webgpu` (Dawn, which translates WGSL for the driver). */
   dawn?: string
 }

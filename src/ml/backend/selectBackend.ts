@@ -5,6 +5,7 @@ import {activate} from './activateBackend.js'
 import {BackendUnavailableError} from './errors.js'
 import type {BackendChoice, BackendName, RuntimeId, WasmVariant} from './runtimeId.js'
 import {initialiseWebgpu} from './webgpu/initialiseWebgpu.js'
+import {isSoftwareAdapter} from './webgpu/loadDawn.js'
 
 export type SelectBackendOptions = {
   /**
@@ -122,6 +123,3 @@ function resolveAuto(): Promise<BackendName> {
   return autoChoice
 }
 
-function isSoftwareAdapter(adapter: NonNullable<RuntimeId['adapter']>): boolean {
-  return adapter.architecture === 'software' || /llvmpipe|lavapipe|swiftshader/i.test(`${adapter.device} ${adapter.description}`)
-}

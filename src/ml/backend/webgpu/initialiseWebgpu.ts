@@ -31,8 +31,7 @@ export async function initialiseWebgpu(tfjs: string): Promise<RuntimeId> {
   await activate('webgpu', 'tfjs-backend-webgpu found no usable device')
   watchDevice()
   await repeatabilitySelfTest('webgpu')
-  const {software: _software, ...info} = adapter
-  return {backend: 'webgpu', tfjs, kernels: webgpuKernels, dawn: dawnVersion(), adapter: info}
+  return {backend: 'webgpu', tfjs, kernels: webgpuKernels, dawn: dawnVersion(), adapter}
 }
 
 /** The installed `webgpu` package's version: its Dawn build compiles the WGSL, so it is part of the runtime. */

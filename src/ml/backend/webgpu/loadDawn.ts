@@ -7,13 +7,16 @@ export type AdapterInfo = {
   device: string
   /** Driver and its version, as the adapter describes itself (e.g. `llvmpipe: Mesa 25.0.7 (LLVM 15.0.6)`). */
   description: string
-  /** True for a software adapter (lavapipe, SwiftShader): real, but a CPU. */
-  software: boolean
+}
+
+/** A software adapter (lavapipe/llvmpipe, SwiftShader): a real WebGPU adapter, but it runs on the CPU. */
+export function isSoftwareAdapter(adapter: AdapterInfo): boolean {
+  return adapter.architecture === 'software' || /llvmpipe|lavapipe|swiftshader/i.test(`${adapter.device} ${adapter.description}`)
 }
 
 /** The subset of the WebGPU objects gensyn touches (the `webgpu` package ships full typings we do not depend on). */
 type GpuAdapterLike = {
-  info: {vendor: string; architecture: string; device: string; description: string; isFallbackAdapter?: boolean}
+  info: {vendor: string; architecture: string; device: string; description: string}
   requestAdapterInfo?: () => Promise<unknown>
 }
 type GpuLike = {requestAdapter(options?: {powerPreference?: string}): Promise<GpuAdapterLike | null>}
@@ -24,8 +27,7 @@ let loaded: Promise<{gpu: GpuLike; adapter: AdapterInfo}> | undefined
  * Loads Dawn's Node bindings (the npm package `webgpu`, whose prebuilt `dawn.node` ships in the package)
  * and installs `navigator.gpu` for tfjs-backend-webgpu. Once per process.
  *
- * - tfjs 4.22 calls `adapter.requestAdapterInfo()`, which current Dawn replaced with `adapter.info`: shimmed.
- * - Dawn's backend validation is slow; it is off unless GENSYN_WEBGPU_VALIDATION=1.
+ * tfjs 4.22 calls `adapter.requestAdapterInfo()`, which current Dawn replaced with `adapter.info`: shimmed.
  *
  * @throws BackendUnavailableError when `webgpu` does not load or no adapter is found
  */
@@ -44,8 +46,7 @@ async function load(): Promise<{gpu: GpuLike; adapter: AdapterInfo}> {
     throw new BackendUnavailableError(`backend webgpu is unavailable: the webgpu package did not load (${firstLine(error)}); use --backend wasm`, {cause: error})
   }
   Object.assign(globalThis, dawn.globals)
-  const flags = process.env.GENSYN_WEBGPU_VALIDATION === '1' ? [] : ['enable-dawn-features=skip_validation']
-  const gpu = dawn.create(flags)
+  const gpu = dawn.create([])
   const adapter = await gpu.requestAdapter({powerPreference: 'high-performance'}).catch(() => null)
   if (!adapter)
     throw new BackendUnavailableError(
@@ -57,8 +58,8 @@ async function load(): Promise<{gpu: GpuLike; adapter: AdapterInfo}> {
       return this.info
     }
   Object.defineProperty(globalThis, 'navigator', {value: {...(globalThis as {navigator?: object}).navigator, gpu}, configurable: true, writable: true})
-  const {vendor, architecture, device, description, isFallbackAdapter} = adapter.info
-  return {gpu, adapter: {vendor, architecture, device, description, software: isFallbackAdapter === true || architecture === 'software'}}
+  const {vendor, architecture, device, description} = adapter.info
+  return {gpu, adapter: {vendor, architecture, device, description}}
 }
 
 function firstLine(error: unknown): string {
