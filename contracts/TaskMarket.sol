@@ -15,8 +15,8 @@ import {TaskMarketBase} from "./TaskMarketBase.sol";
 ///         (whistleblower challenges, the solver's dispute of a rejection), a reveal window (forced errors, paid
 ///         from the jackpot), the disputes played in the PinpointGame, and settlement, reopening (a rejection, a
 ///         wrong proof, a training timeout) or expiry.
-/// @dev Money. The market holds escrow and the jackpot (ether): invariant balance == totalEscrow + jackpot (no
-///      receive/fallback, so plain transfers revert). `totalEscrow` is the escrow of every live task (not
+/// @dev Money. The market holds escrow, the jackpot and the credits not yet withdrawn (ether): invariant balance ==
+///      totalEscrow + jackpot + totalCredit (no receive/fallback, so plain transfers revert). `totalEscrow` is the escrow of every live task (not
 ///      Settled or Expired). The escrow is at least ceil(workUnits * maxPrice * (10000 + verifierFeeBps) /
 ///      10000); the claim fixes `price <= maxPrice`, the commit sets `solverReward = price * workUnits *
 ///      totalSteps / maxSteps` and `verifierReward = solverReward * verifierFeeBps / 10000`, and every wei the
@@ -42,9 +42,10 @@ import {TaskMarketBase} from "./TaskMarketBase.sol";
 ///      `(challengeEndBlock, revealEndBlock]`, `settle` after `revealEndBlock`. `deadline` is unused while
 ///      Verified, and is the settlement time once Settled.
 ///
-///      Payments (fees, refunds, a rejection's shortfall) are pushed with `call` after every state change; a
-///      recipient that rejects ether makes the call revert with `TransferFailed`. Jackpot shares are paid into
-///      the catchers' registry stake (`depositFor`), so no catcher can block a reveal.
+///      Payments (fees, refunds, a rejection's shortfall) are credited, never pushed: each recipient withdraws its
+///      credit with `withdraw(to)`, so a recipient that rejects ether (a contract without `receive`, one that
+///      reverts on purpose) blocks only its own withdrawal, never a settlement, an expiry or anyone's stake.
+///      Jackpot shares are paid into the catchers' registry stake (`depositFor`), so no catcher can block a reveal.
 contract TaskMarket is TaskMarketBase {
     /// @notice The code of the challenge-window and reveal-window actions (challenge, disputeRejection,
     ///         revealForcedError), run on this market's storage: the same rules in a second contract, so that each
@@ -80,6 +81,19 @@ contract TaskMarket is TaskMarketBase {
         uint256 total = jackpot + msg.value;
         jackpot = total;
         emit JackpotFunded(msg.sender, msg.value, total);
+    }
+
+    /// @notice Sends the caller's whole credit (fees, refunds, shortfalls credited to it) to `to`. A caller that
+    ///         cannot take ether itself names another address.
+    function withdraw(address to) external {
+        uint256 amount = _credits[msg.sender];
+        if (amount == 0) revert NothingToWithdraw(msg.sender);
+        if (to == address(0)) revert ZeroAddress();
+        _credits[msg.sender] = 0;
+        totalCredit -= amount;
+        emit CreditWithdrawn(msg.sender, to, amount);
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert TransferFailed(to, amount);
     }
 
     // ---------------------------------------------------------------- submission and training
@@ -171,8 +185,8 @@ contract TaskMarket is TaskMarketBase {
     ///         the honest proof for a forced-error reveal. A task with a parent stacks on it: `startProof` proves
     ///         that checkpoint 0 of this proof is `startCheckpoint`, and `parentFinalProof` that the parent's last
     ///         checkpoint is the same (both ignored without a parent). Needs `block.number > claimBlock + 1`: the
-    ///         seed `blockhash(claimBlock + 1)` is fixed here (past 256 blocks it falls back to
-    ///         `keccak256(abi.encode(id, blockhash(block.number - 1)))`).
+    ///         seed `blockhash(claimBlock + 1)` is fixed here unless `fixSeed` recorded it; a commit more than 256
+    ///         blocks after that block without a recorded seed reverts `RandomnessExpired` (docs/security.md).
     function commitProof(
         uint256 id,
         bytes32 proofRoot,
@@ -219,9 +233,9 @@ contract TaskMarket is TaskMarketBase {
 
     /// @notice A registered verifier (not the solver, not barred on this task) takes a committed task, locks
     ///         `verifierStake`, and fixes the randomness that picks the segments to replay:
-    ///         `blockhash(commitBlock + 1)` (so `block.number > commitBlock + 1` is needed); past 256 blocks it
-    ///         falls back to `keccak256(abi.encode(id, blockhash(block.number - 1)))`, which a verifier could
-    ///         grind, so a deployment keeps `verificationTimeout` below 256 block times.
+    ///         `blockhash(commitBlock + 1)` (so `block.number > commitBlock + 1` is needed). Past the EVM's
+    ///         256-block window it reverts `RandomnessExpired`; `renewRandomness` then moves the anchor to a block
+    ///         nobody could know in advance.
     function claimVerification(uint256 id) external {
         Task storage t = _task(id);
         _requireStatus(id, t, Status.Committed);
@@ -229,11 +243,7 @@ contract TaskMarket is TaskMarketBase {
         if (msg.sender == t.solver) revert SolverCannotVerify(id);
         if (_barred[id][msg.sender]) revert VerifierBarred(id, msg.sender);
         _requireBeforeDeadline(id, t);
-        uint256 randomBlock = uint256(t.commitBlock) + 1;
-        if (block.number <= randomBlock) revert RandomnessNotReady(id, uint64(randomBlock + 1));
-
-        bytes32 randomness = blockhash(randomBlock);
-        if (randomness == bytes32(0)) randomness = keccak256(abi.encode(id, blockhash(block.number - 1)));
+        bytes32 randomness = _hashOfNextBlock(id, t.commitBlock);
         uint256 stake = config.params().verifierStake;
 
         t.verifier = msg.sender;
@@ -245,6 +255,32 @@ contract TaskMarket is TaskMarketBase {
         emit VerificationClaimed(id, msg.sender, randomness, stake);
 
         registry.lock(msg.sender, stake);
+    }
+
+    /// @notice Anyone re-anchors the verification randomness of a Committed task whose `blockhash(commitBlock + 1)`
+    ///         the EVM has forgotten (nobody claimed it within 256 blocks): the anchor becomes this block, so the
+    ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
+    ///         blocks and only before the verification deadline (then the task expires).
+    function renewRandomness(uint256 id) external {
+        Task storage t = _task(id);
+        _requireStatus(id, t, Status.Committed);
+        _requireBeforeDeadline(id, t);
+        uint256 lastBlock = uint256(t.commitBlock) + 257;
+        if (block.number <= lastBlock) revert RandomnessNotExpired(id, uint64(lastBlock));
+        t.commitBlock = uint64(block.number);
+        emit RandomnessRenewed(id, uint64(block.number));
+    }
+
+    /// @notice Anyone records the forced-error seed of a Claimed task, `blockhash(claimBlock + 1)`, while the EVM
+    ///         still returns it (from block claimBlock + 2 to claimBlock + 257). A solver whose training outlasts
+    ///         that window calls it before; commitProof records it otherwise.
+    function fixSeed(uint256 id) external {
+        Task storage t = _task(id);
+        _requireStatus(id, t, Status.Claimed);
+        if (t.seed != bytes32(0)) revert SeedAlreadyFixed(id);
+        bytes32 seed = _hashOfNextBlock(id, t.claimBlock);
+        t.seed = seed;
+        emit SeedFixed(id, seed);
     }
 
     /// @notice The verifier posts its verdict; the challenge window (`challengeWindowBlocks`) and then the
@@ -414,7 +450,7 @@ contract TaskMarket is TaskMarketBase {
             if (from == Status.Verifying) _slash(id, t.verifier, t.verifierLocked, address(0));
         }
 
-        _pay(t.submitter, refunded);
+        _credit(t.submitter, refunded);
     }
 
     // ---------------------------------------------------------------- views
@@ -430,6 +466,11 @@ contract TaskMarket is TaskMarketBase {
         return _challenges[id];
     }
 
+    /// @notice Ether credited to `account` and not yet withdrawn.
+    function creditOf(address account) external view returns (uint256) {
+        return _credits[account];
+    }
+
     /// @notice True when `solver` was rejected on task `id` (it can then never claim that task again).
     function wasRejected(uint256 id, address solver) external view returns (bool) {
         return _rejected[id][solver];
@@ -441,14 +482,13 @@ contract TaskMarket is TaskMarketBase {
     }
 
     /// @notice The forced-error coin of the task's current attempt for `secret` (the solver's, checked against
-    ///         `secretHash`). Before the commit it uses `blockhash(claimBlock + 1)` (reverts
-    ///         `RandomnessNotReady` until that block exists), as commitProof will.
+    ///         `secretHash`). Before the commit it uses the recorded seed or `blockhash(claimBlock + 1)` (reverts
+    ///         `RandomnessNotReady` until that block exists, `RandomnessExpired` once it is forgotten), as
+    ///         commitProof will.
     function forcedErrorOf(uint256 id, bytes32 secret) external view returns (bool) {
         Task storage t = _task(id);
         if (t.status == Status.Submitted || keccak256(abi.encode(secret)) != t.secretHash) revert InvalidSecret(id);
-        bytes32 seed = t.seed;
-        if (seed == bytes32(0)) seed = _seed(id, t);
-        return _isForced(secret, seed, t.forcedErrorBps);
+        return _isForced(secret, _seed(id, t), t.forcedErrorBps);
     }
 
     /// @notice Jackpot shares of `payout` among `n` catchers: catcher i gets `payout * 2^(n-1-i) / (2^n - 1)`

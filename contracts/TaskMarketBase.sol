@@ -140,6 +140,11 @@ abstract contract TaskMarketBase {
     error InvalidSchedule(uint32 checkpointCount, uint64 checkpointInterval, uint64 totalSteps);
     error SolverCannotVerify(uint256 id);
     error RandomnessNotReady(uint256 id, uint64 readyAtBlock);
+    /// @notice The block hash a draw needs is older than the 256 blocks the EVM keeps: the draw was not fixed in
+    ///         time (the seed: the claim times out; the verification randomness: `renewRandomness`).
+    error RandomnessExpired(uint256 id, uint64 lastBlock);
+    error SeedAlreadyFixed(uint256 id);
+    error RandomnessNotExpired(uint256 id, uint64 lastBlock);
     error NotVerifier(uint256 id, address caller);
     error VerifierBarred(uint256 id, address verifier);
     error InvalidRejectionClaim(uint256 id);
@@ -148,6 +153,7 @@ abstract contract TaskMarketBase {
     error SolverRejected(uint256 id, address solver);
     error EscrowExhausted(uint256 id, uint256 escrow, uint256 required);
     error TransferFailed(address to, uint256 amount);
+    error NothingToWithdraw(address account);
     error WrongVerdict(uint256 id, bool accepted);
     error PartyCannotChallenge(uint256 id, address caller);
     error ChallengeWindowClosed(uint256 id, uint64 endBlock);
@@ -272,10 +278,21 @@ abstract contract TaskMarketBase {
         uint32 attempts
     );
     event TaskReopened(uint256 indexed id, uint64 claimDeadline);
+    /// @notice The forced-error seed of the current claim, `blockhash(claimBlock + 1)`, was recorded before the
+    ///         EVM forgets that hash (a training longer than 256 blocks needs this before its commit).
+    event SeedFixed(uint256 indexed id, bytes32 seed);
+    /// @notice Nobody claimed the verification while `blockhash(commitBlock + 1)` was readable: the randomness now
+    ///         comes from the block after `commitBlock` (this block), which no caller can know when it calls.
+    event RandomnessRenewed(uint256 indexed id, uint64 commitBlock);
     /// @notice The task is Committed again for a fresh verification of (`proofRoot`, `manifestHash`).
     event VerificationReopened(uint256 indexed id, bytes32 proofRoot, bytes32 manifestHash, uint64 deadline);
     event VerifierExcluded(uint256 indexed id, address indexed verifier);
     event TaskExpired(uint256 indexed id, Status fromStatus, uint256 refunded);
+    /// @notice `amount` was credited to `account` (a fee, a refund, a rejection's shortfall): it is withdrawn with
+    ///         `withdraw`, so no recipient can block anyone else's settlement.
+    event Credited(address indexed account, uint256 amount, uint256 balance);
+    /// @notice `account` withdrew its whole credit, `amount`, to `to`.
+    event CreditWithdrawn(address indexed account, address indexed to, uint256 amount);
 
     // ---------------------------------------------------------------- state
     RoleRegistry public immutable registry;
@@ -289,6 +306,8 @@ abstract contract TaskMarketBase {
     uint256 public taskCount;
     uint256 public totalEscrow;
     uint256 public jackpot;
+    /// @notice The sum of every account's `creditOf`: ether the market holds for withdrawal.
+    uint256 public totalCredit;
 
     mapping(uint256 => Task) internal _tasks;
     mapping(uint256 => Challenge[]) internal _challenges;
@@ -296,6 +315,8 @@ abstract contract TaskMarketBase {
     mapping(uint256 => mapping(address => bool)) internal _rejected;
     /// @dev task id => verifier => barred from verifying that task.
     mapping(uint256 => mapping(address => bool)) internal _barred;
+    /// @dev account => ether credited to it and not yet withdrawn.
+    mapping(address => uint256) internal _credits;
 
     constructor(address registry_, address treasury_, address config_, address book_) {
         if (registry_ == address(0) || treasury_ == address(0) || config_ == address(0) || book_ == address(0)) {
@@ -462,9 +483,9 @@ abstract contract TaskMarketBase {
         registry.unlock(solver, t.solverLocked);
         registry.unlock(verifier, t.verifierLocked);
 
-        _pay(solver, solverPaid);
-        _pay(verifier, verifierPaid);
-        _pay(t.submitter, refunded);
+        _credit(solver, solverPaid);
+        _credit(verifier, verifierPaid);
+        _credit(t.submitter, refunded);
     }
 
     /// @dev The rejection split: the solver's locked stake S pays the verifier's fee first (fee = min(S,
@@ -494,7 +515,7 @@ abstract contract TaskMarketBase {
         if (verifierHonest) registry.unlock(verifier, verifierLocked);
         else _slash(id, verifier, verifierLocked, address(0));
 
-        _pay(verifier, reward - fee);
+        _credit(verifier, reward - fee);
     }
 
     /// @dev TaskRejected for the task's current attempt, whose fee `fee` came from the stake (the rest of the
@@ -695,12 +716,22 @@ abstract contract TaskMarketBase {
         if (block.number > t.challengeEndBlock) revert ChallengeWindowClosed(id, t.challengeEndBlock);
     }
 
-    /// @dev blockhash(claimBlock + 1), or past 256 blocks the fallback claimVerification uses.
+    /// @dev The forced-error seed: recorded by `fixSeed`, else blockhash(claimBlock + 1). Past the EVM's 256-block
+    ///      window an unrecorded seed is gone for good (`RandomnessExpired`): there is no fallback a solver could
+    ///      choose by picking its block, so the claim can only time out (and be slashed).
     function _seed(uint256 id, Task storage t) internal view returns (bytes32 seed) {
-        uint256 seedBlock = uint256(t.claimBlock) + 1;
-        if (block.number <= seedBlock) revert RandomnessNotReady(id, uint64(seedBlock + 1));
-        seed = blockhash(seedBlock);
-        if (seed == bytes32(0)) seed = keccak256(abi.encode(id, blockhash(block.number - 1)));
+        seed = t.seed;
+        if (seed != bytes32(0)) return seed;
+        seed = _hashOfNextBlock(id, t.claimBlock);
+    }
+
+    /// @dev blockhash(anchor + 1): reverts `RandomnessNotReady` until that block exists and `RandomnessExpired` once
+    ///      the EVM no longer returns it (256 blocks later).
+    function _hashOfNextBlock(uint256 id, uint64 anchor) internal view returns (bytes32 hash) {
+        uint256 drawBlock = uint256(anchor) + 1;
+        if (block.number <= drawBlock) revert RandomnessNotReady(id, uint64(drawBlock + 1));
+        hash = blockhash(drawBlock);
+        if (hash == bytes32(0)) revert RandomnessExpired(id, uint64(drawBlock + 256));
     }
 
     function _isForced(bytes32 secret, bytes32 seed, uint16 forcedErrorBps) internal pure returns (bool) {
@@ -730,11 +761,14 @@ abstract contract TaskMarketBase {
         return uint64(block.timestamp) + duration;
     }
 
-    /// @dev Push payment after all effects; zero amounts are skipped.
-    function _pay(address to, uint256 amount) internal {
+    /// @dev Credits `amount` to `to` for a later `withdraw` (pull payment: a recipient that cannot or will not
+    ///      take ether cannot block the settlement that pays it, nor anyone else's); zero amounts are skipped.
+    function _credit(address to, uint256 amount) internal {
         if (amount == 0) return;
-        (bool ok,) = to.call{value: amount}("");
-        if (!ok) revert TransferFailed(to, amount);
+        uint256 balance = _credits[to] + amount;
+        _credits[to] = balance;
+        totalCredit += amount;
+        emit Credited(to, amount, balance);
     }
 
     /// @dev floor(x * y / denominator) with a 512-bit intermediate product (Remco Bloemen's method, as in

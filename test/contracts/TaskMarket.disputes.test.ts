@@ -17,6 +17,7 @@ import {
   getTask,
   marketWrite,
   normalize,
+  snapshotChain,
   stakeOf,
   type TxResult,
   useChain,
@@ -685,7 +686,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
     const slashedBoth = new Map<string, boolean>()
     for (const kind of ['whistleblower', 'rejection'] as const) {
       for (const outcome of ['ProverWon', 'ChallengerWon', 'BothWrong', 'Void'] as const) {
-        const snapshot = await (await ctx.test.snapshot())
+        const rollBack = await snapshotChain(ctx)
         const id = await taskAt(ctx, 'Verified', {accepted: kind === 'whistleblower'})
         if (kind === 'whistleblower') await challenge(id, ctx.extra.wb1)
         else await marketWrite(ctx, solver, 'disputeRejection', disputeArgs(id, proof, rejection.segment))
@@ -693,7 +694,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
         const results = await settleAll(id, [outcome])
         const slashed = new Set(results.flatMap((r) => r.events).filter((e) => e.eventName === 'StakeSlashed').map((e) => getAddress(e.args.account as Address)))
         slashedBoth.set(`${kind} ${outcome}`, slashed.has(solver.address) && slashed.has(verifier.address))
-        await ctx.test.revert({id: snapshot})
+        await rollBack()
       }
     }
     // An honest solver wins (ProverWon) or draws (Void) any whistleblower game; a verifier that rejected an honest

@@ -13,6 +13,7 @@ import {
   getTask,
   latestTimestamp,
   marketWrite,
+  mineAt,
   registryWrite,
   stakeOf,
   useChain,
@@ -26,6 +27,7 @@ import {
   isForced,
   label,
   makeProof,
+  mineTo,
   passWindows,
   proof,
   registerSolver,
@@ -254,14 +256,32 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     assert.equal(await forcedErrorOf(id), true)
   })
 
-  it('the seed falls back to keccak(id, previous blockhash) when the commit comes more than 256 blocks after the claim', async () => {
+  it('fixSeed records blockhash(claimBlock + 1) from claimBlock + 2 to claimBlock + 257, once, only while Claimed', async () => {
+    await setMarket(ctx, {trainingBaseSeconds: 86_400n})
+    const id = await submitTask(ctx).then(({id}) => id)
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'fixSeed', [id]), 'InvalidStatus', [id, Status.Submitted])
+    await marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, secretHashOf(defaultSecret)])
+    const {claimBlock} = await getTask(ctx, id)
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'fixSeed', [id]), 'RandomnessNotReady', [id, claimBlock + 2n])
+    await mineTo(ctx, claimBlock + 256n)
+    const result = await marketWrite(ctx, ctx.actors.other, 'fixSeed', [id])
+    assert.equal(result.receipt.blockNumber, claimBlock + 257n, 'the last block that still reads blockhash(claimBlock + 1)')
+    const seedBlock = await ctx.publicClient.getBlock({blockNumber: claimBlock + 1n})
+    expectEvents(result.events, [{eventName: 'SeedFixed', args: {id, seed: seedBlock.hash}}])
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'fixSeed', [id]), 'SeedAlreadyFixed', [id])
+    await ctx.test.mine({blocks: 300})
+    await marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id))
+    assert.equal((await getTask(ctx, id)).seed, seedBlock.hash, 'the recorded seed outlives the EVM window')
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'fixSeed', [id]), 'InvalidStatus', [id, Status.Committed])
+  })
+
+  it('fixSeed and commitProof revert RandomnessExpired once blockhash(claimBlock + 1) is forgotten', async () => {
     await setMarket(ctx, {trainingBaseSeconds: 86_400n})
     const id = await taskAt(ctx, 'Claimed')
-    await ctx.test.mine({blocks: 300})
-    const result = await marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id))
-    const previous = await ctx.publicClient.getBlock({blockNumber: result.receipt.blockNumber - 1n})
-    const expected = keccak256(encodeAbiParameters([{type: 'uint256'}, {type: 'bytes32'}], [id, previous.hash]))
-    assert.equal((await getTask(ctx, id)).seed, expected)
+    const {claimBlock} = await getTask(ctx, id)
+    await mineTo(ctx, claimBlock + 257n)
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'fixSeed', [id]), 'RandomnessExpired', [id, claimBlock + 257n])
+    await expectRevert(marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id)), 'RandomnessExpired', [id, claimBlock + 257n])
   })
 
   it('claimVerification takes randomness from the block after the commit, snapshots and locks verifierStake and restarts the deadline', async () => {
@@ -286,15 +306,31 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     assert.equal((await stakeOf(ctx, verifier.address)).locked, parseEther('0.5'))
   })
 
-  it('claimVerification falls back to keccak(id, previous blockhash) once the random block is older than 256 blocks', async () => {
+  it('claimVerification reverts RandomnessExpired past the window; renewRandomness moves the anchor to its own block, once expired', async () => {
     await setMarket(ctx, {verificationTimeoutSeconds: 86_400n})
     const id = await taskAt(ctx, 'Committed')
-    await ctx.test.mine({blocks: 300})
-    const result = await marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id])
-    const previous = await ctx.publicClient.getBlock({blockNumber: result.receipt.blockNumber - 1n})
-    const expected = keccak256(encodeAbiParameters([{type: 'uint256'}, {type: 'bytes32'}], [id, previous.hash]))
-    assert.equal((await getTask(ctx, id)).randomness, expected)
-    assert.notEqual(expected, zeroHash)
+    const {commitBlock} = await getTask(ctx, id)
+    await mineTo(ctx, commitBlock + 256n)
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id]), 'RandomnessNotExpired', [id, commitBlock + 257n])
+    await ctx.test.mine({blocks: 1})
+    await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id]), 'RandomnessExpired', [id, commitBlock + 257n])
+    const renewed = await marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id])
+    const anchor = renewed.receipt.blockNumber
+    expectEvents(renewed.events, [{eventName: 'RandomnessRenewed', args: {id, commitBlock: anchor}}])
+    await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id]), 'RandomnessNotReady', [id, anchor + 2n])
+    await ctx.test.mine({blocks: 1})
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id]), 'RandomnessNotExpired', [id, anchor + 257n])
+    await marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id])
+    const drawn = await ctx.publicClient.getBlock({blockNumber: anchor + 1n})
+    assert.equal((await getTask(ctx, id)).randomness, drawn.hash)
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id]), 'InvalidStatus', [id, Status.Verifying])
+  })
+
+  it('renewRandomness is refused after the verification deadline (the task expires instead)', async () => {
+    const id = await taskAt(ctx, 'Committed')
+    const {deadline} = await getTask(ctx, id)
+    await mineAt(ctx, deadline + 1n)
+    await expectRevert(marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id]), 'DeadlinePassed', [id, deadline])
   })
 
   it('postVerdict records the verdict, its distance (any uint256), a rejection claim, and opens both windows in blocks', async () => {

@@ -6,7 +6,7 @@ import {type Abi, type Address, encodeFunctionData, getAddress, type Hex, parseE
 import {defaultProtocolParams, type MarketParams, type ProtocolParams} from '../../src/chain/deployContracts.js'
 import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {merkleProof} from '../../src/pol/merkle.js'
-import {receiptOf, TEST_PRICE, useChain} from './helpers/chain.js'
+import {receiptOf, snapshotChain, TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 import {childProof, escrowOf, label, makeProof, noStart, type Proof, sealOf, secretHashOf, type Start, startOf, Status} from './helpers/tasks.js'
 
@@ -39,6 +39,7 @@ const kinds = {
   offer: 1,
   junk: 2,
   unbond: 1,
+  withdraw: 1,
 } as const
 type Kind = keyof typeof kinds
 
@@ -59,7 +60,8 @@ const actionArb: fc.Arbitrary<Action> = fc.record({
  * - conservation to the wei: the ether of every account and contract plus the gas paid since the start is
  *   unchanged;
  * - the registry holds totalStaked + totalBurned, totalStaked is the sum of every account's stake; the market holds
- *   totalEscrow + jackpot, totalEscrow is the escrow of the live tasks;
+ *   totalEscrow + jackpot + totalCredit, totalEscrow is the escrow of the live tasks, totalCredit the sum of every
+ *   account's credit;
  * - every account's locked stake is exactly what the market's live tasks locked for it (so no lock is released or
  *   slashed twice, and none is left behind);
  * - the SolverBook's demand is the number of live tasks, each solver's active claims the tasks it holds, its
@@ -104,7 +106,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         fc.option(fc.tuple(fc.nat({max: 1000}), fc.nat({max: 1000}), fc.nat({max: 1000})), {freq: 3}),
         fc.array(actionArb, {minLength: MIN_ACTIONS, maxLength: MAX_ACTIONS, size: 'max'}),
         async (initialConfig, actions) => {
-          const snapshot = await rpc<Hex>('evm_snapshot', [])
+          const rollBack = await snapshotChain(ctx)
           try {
             const run = new Run()
             // Most sequences start from a random configuration (stakes, windows, shares, forced-error odds) and
@@ -127,7 +129,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
             reverted += run.reverted
             for (const [event, count] of run.events) seen.set(event, (seen.get(event) ?? 0) + count)
           } finally {
-            await rpc('evm_revert', [snapshot])
+            await rollBack()
           }
         },
       ),
@@ -200,6 +202,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         marketBalance: bigint
         totalEscrow: bigint
         jackpot: bigint
+        totalCredit: bigint
+        summedCredits: bigint
         liveEscrow: bigint
         lockMismatch: Address
         lockedInRegistry: bigint
@@ -222,7 +226,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       assert.equal(r.totalEther + this.gasPaid, this.startEther, `${where}: ${r.totalEther + this.gasPaid - this.startEther} wei appeared`)
       assert.equal(r.registryBalance, r.totalStaked + r.totalBurned, `${where}: registry balance != totalStaked + totalBurned`)
       assert.equal(r.summedStakes, r.totalStaked, `${where}: stakes do not sum to totalStaked`)
-      assert.equal(r.marketBalance, r.totalEscrow + r.jackpot, `${where}: market balance != totalEscrow + jackpot`)
+      assert.equal(r.marketBalance, r.totalEscrow + r.jackpot + r.totalCredit, `${where}: market balance != totalEscrow + jackpot + totalCredit`)
+      assert.equal(r.summedCredits, r.totalCredit, `${where}: the accounts' credits do not sum to totalCredit`)
       assert.equal(r.liveEscrow, r.totalEscrow, `${where}: totalEscrow is not the live tasks' escrow`)
       assert.equal(
         getAddress(r.lockMismatch),
@@ -389,6 +394,12 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           } else {
             await this.send(who, ctx.system.registry, roleRegistryAbi, 'withdraw', [])
           }
+          return
+        }
+        case 'withdraw': {
+          // Anyone pulls its market credit (fees, refunds), to itself or to another account; often there is none.
+          const who = everyone[a % everyone.length]!
+          await this.market(who, 'withdraw', [b % 3 === 0 ? everyone[c % everyone.length]! : who])
           return
         }
         case 'junk':

@@ -70,6 +70,7 @@ const SHORTFALL_TASK = {workUnits: 750_000n, escrow: ether('9'), solverReward: e
 describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
   const ctx = useChain({stake: STAKE})
   const read = (functionName: 'totalEscrow' | 'jackpot') => ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName})
+  const readCredit = (account: Address) => ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'creditOf', args: [account]})
   const registryRead = (functionName: 'totalStaked' | 'totalBurned') =>
     ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName})
   const wasRejected = (id: bigint, solver: Address) =>
@@ -189,62 +190,47 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       assert.equal((await stakeOf(ctx, proxy.address)).free, ether('2'))
     })
 
-    it('reverts TransferFailed(solver, paid) when the solver rejects ether; settles once it accepts', async () => {
+    it('a solver that rejects ether is credited at settlement like anyone; its own withdrawal fails until it names another address', async () => {
       const proxy = await proxySolver(ctx)
       const id = await proxyTaskAtVerified(ctx, proxy)
       await proxySetAcceptEther(ctx, proxy, false)
       await passWindows(ctx, id)
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, solverReward - SOLVER_TAX])
-      assert.equal((await getTask(ctx, id)).status, Status.Verified)
-      await proxySetAcceptEther(ctx, proxy, true)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
-      expectNetFlows([settled], [
-        [proxy.address, solverReward - SOLVER_TAX],
-        [ctx.actors.verifier.address, verifierReward - VERIFIER_TAX],
-        [ctx.actors.submitter.address, escrow - solverReward - verifierReward],
-        [ctx.system.market, -(escrow - SOLVER_TAX - VERIFIER_TAX)],
-      ])
-    })
-
-    it('reverts TransferFailed(submitter, refund) when the submitter rejects its refund of an accepted task', async () => {
-      const proxy = await deployProxy(ctx, ctx.actors.other)
-      // One ether above the minimum escrow: the refund.
-      const submitted = await proxyCall(
-        ctx,
-        proxy,
-        ctx.system.market,
-        taskMarketAbi,
-        'submitTask',
-        [defaultTask.specHash, defaultTask.workUnits, defaultTask.maxSteps, defaultTask.maxPrice, 0n],
-        escrow + ether('1'),
+      // The default escrow is exactly both rewards: the submitter's refund is 0, so it is not credited.
+      const credited = (account: Address, amount: bigint) => ({eventName: 'Credited', args: {account, amount, balance: amount}})
+      expectEvents(
+        settled.allEvents.filter((event) => event.eventName === 'Credited'),
+        [
+          credited(proxy.address, solverReward - SOLVER_TAX),
+          credited(ctx.actors.verifier.address, verifierReward - VERIFIER_TAX),
+        ],
       )
-      const id = submitted.events.find((event) => event.eventName === 'TaskSubmitted')!.args.id as bigint
-      await driveTask(ctx, id, 'Verified')
-      await proxySetAcceptEther(ctx, proxy, false)
-      await passWindows(ctx, id)
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, ether('1')])
+      assert.equal((await getTask(ctx, id)).status, Status.Settled)
+      const paid = solverReward - SOLVER_TAX
+      await expectRevert(proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'withdraw', [proxy.address]), 'TransferFailed', [proxy.address, paid])
+      const before = await ctx.publicClient.getBalance({address: ctx.actors.deployer.address})
+      const withdrawn = await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'withdraw', [ctx.actors.deployer.address])
+      expectEvents(withdrawn.events, [{eventName: 'CreditWithdrawn', args: {account: proxy.address, to: ctx.actors.deployer.address, amount: paid}}])
+      assert.equal(await ctx.publicClient.getBalance({address: ctx.actors.deployer.address}), before + paid)
+      assert.equal(await readCredit(proxy.address), 0n)
     })
 
-    it('is safe against reentry: a solver re-entering settle gets InvalidStatus(id, Settled) and is paid once', async () => {
+    it('withdraw: NothingToWithdraw without a credit, ZeroAddress for a zero recipient, and a re-entering withdraw finds nothing', async () => {
+      await expectRevert(marketWrite(ctx, ctx.actors.other, 'withdraw', [ctx.actors.other.address]), 'NothingToWithdraw', [ctx.actors.other.address])
       const proxy = await proxySolver(ctx)
       const id = await proxyTaskAtVerified(ctx, proxy)
-      await proxySetReentry(ctx, proxy, ctx.system.market, encodeFunctionData({abi: taskMarketAbi, functionName: 'settle', args: [id]}))
       await passWindows(ctx, id)
-      const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+      await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+      await expectRevert(proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'withdraw', [zeroAddress]), 'ZeroAddress')
+      await proxySetReentry(ctx, proxy, ctx.system.market, encodeFunctionData({abi: taskMarketAbi, functionName: 'withdraw', args: [proxy.address]}))
+      const withdrawn = await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'withdraw', [proxy.address])
       assert.equal(await proxyRead(ctx, proxy, 'reentryAttempted'), true)
       assert.equal(await proxyRead(ctx, proxy, 'lastReentryOk'), false)
-      assert.equal(
-        await proxyRead(ctx, proxy, 'lastReentryResult'),
-        encodeErrorResult({abi: taskMarketAbi, errorName: 'InvalidStatus', args: [id, Status.Settled]}),
-      )
-      expectNetFlows([settled], [
-        [proxy.address, solverReward - SOLVER_TAX],
-        [ctx.actors.verifier.address, verifierReward - VERIFIER_TAX],
-        [ctx.actors.submitter.address, escrow - solverReward - verifierReward],
-        [ctx.system.market, -(escrow - SOLVER_TAX - VERIFIER_TAX)],
-      ])
-      assert.equal(await read('totalEscrow'), 0n)
+      assert.equal(await proxyRead(ctx, proxy, 'lastReentryResult'), encodeErrorResult({abi: taskMarketAbi, errorName: 'NothingToWithdraw', args: [proxy.address]}))
+      assert.equal(await ctx.publicClient.getBalance({address: proxy.address}), solverReward - SOLVER_TAX, 'paid once')
+      expectNetFlows([withdrawn], [])
     })
+
   })
 
   describe('settle: a rejection slashes the solver, makes the submitter whole and reopens the task', () => {
@@ -602,37 +588,18 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       assert.equal((await getTask(ctx, id)).status, Status.Submitted)
     })
 
-    it('reverts TransferFailed(verifier, shortfall) when a verifier owed a shortfall rejects ether; settles once it accepts', async () => {
+    it('a verifier owed a shortfall that rejects ether is credited it: the rejection goes through', async () => {
       const proxy = await proxyVerifier(ctx)
       const id = await proxyVerifiedRejection(ctx, proxy)
       await proxySetAcceptEther(ctx, proxy, false)
       await passWindows(ctx, id)
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id]), 'TransferFailed', [proxy.address, SHORTFALL_TASK.shortfall])
-      assert.equal((await getTask(ctx, id)).status, Status.Verified)
-      await proxySetAcceptEther(ctx, proxy, true)
       const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+      assert.equal((await getTask(ctx, id)).status, Status.Submitted)
       expectNetFlows([settled], [
         [proxy.address, SHORTFALL_TASK.shortfall],
         [ctx.system.market, -SHORTFALL_TASK.shortfall],
       ])
-    })
-
-    it('is safe against reentry: a verifier re-entering settle while paid its shortfall gets InvalidStatus(id, Submitted) and is paid once', async () => {
-      const proxy = await proxyVerifier(ctx)
-      const id = await proxyVerifiedRejection(ctx, proxy)
-      await proxySetReentry(ctx, proxy, ctx.system.market, encodeFunctionData({abi: taskMarketAbi, functionName: 'settle', args: [id]}))
-      await passWindows(ctx, id)
-      const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
-      assert.equal(await proxyRead(ctx, proxy, 'reentryAttempted'), true)
-      assert.equal(await proxyRead(ctx, proxy, 'lastReentryOk'), false)
-      assert.equal(
-        await proxyRead(ctx, proxy, 'lastReentryResult'),
-        encodeErrorResult({abi: taskMarketAbi, errorName: 'InvalidStatus', args: [id, Status.Submitted]}),
-      )
-      expectNetFlows([settled], [
-        [proxy.address, SHORTFALL_TASK.shortfall],
-        [ctx.system.market, -SHORTFALL_TASK.shortfall],
-      ])
+      assert.equal(await readCredit(proxy.address), SHORTFALL_TASK.shortfall)
       assert.equal(await read('totalEscrow'), SHORTFALL_TASK.escrow - SHORTFALL_TASK.shortfall)
     })
 
@@ -650,6 +617,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       }
       await advanceTime(ctx, ctx.params.unbondingDelay)
       for (const account of [solver, verifier, verifier2, treasury]) results.push(await registryWrite(ctx, account, 'withdraw', []))
+      results.push(await marketWrite(ctx, submitter, 'withdraw', [submitter.address]))
 
       assert.equal(await ctx.publicClient.getBalance({address: ctx.system.registry}), ether('0.1'))
       assert.equal(await registryRead('totalBurned'), ether('0.1'))
@@ -766,19 +734,19 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       ])
     })
 
-    it('reverts TransferFailed(submitter, escrow) when the submitter rejects the refund', async () => {
+    it('a submitter that rejects ether still lets its task expire: the escrow is credited to it', async () => {
       const proxy = await deployProxy(ctx, ctx.actors.other)
       await proxyCall(ctx, proxy, ctx.system.market, taskMarketAbi, 'submitTask', [defaultTask.specHash, defaultTask.workUnits, defaultTask.maxSteps, defaultTask.maxPrice, 0n], escrow)
       await proxySetAcceptEther(ctx, proxy, false)
       await advanceTime(ctx, 101)
-      await expectRevert(marketWrite(ctx, ctx.actors.other, 'expire', [1n]), 'TransferFailed', [proxy.address, escrow])
-      await proxySetAcceptEther(ctx, proxy, true)
       const expired = await marketWrite(ctx, ctx.actors.other, 'expire', [1n])
       expectNetFlows([expired], [
         [proxy.address, escrow],
         [ctx.system.market, -escrow],
       ])
+      assert.equal(await readCredit(proxy.address), escrow)
     })
+
   })
 
   it('many tasks at once: totalEscrow is the sum of the live escrows and each task settles independently', async () => {

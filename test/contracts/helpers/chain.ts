@@ -104,6 +104,11 @@ export type Chain = {
   gas: Map<string, bigint[]>
   /** Every account that ever listed an offer (from OfferSet events): the book checks their `active` counts. */
   offerers: Set<Address>
+  /**
+   * Every market's credits as its Credited and CreditWithdrawn events told them, by market then account: the
+   * flows count a credit as its recipient's money, and checkInvariants holds each market's sum to `totalCredit`.
+   */
+  credits: Map<Address, Map<Address, bigint>>
 }
 
 export type UseChainOptions = {
@@ -150,6 +155,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
     ctx.test = makeTestClient(rpcUrl)
     ctx.gas = new Map()
     ctx.offerers = new Set()
+    ctx.credits = new Map()
     ctx.tracked = new Set()
     ctx.systems = []
     const actors = {} as Record<ActorName, Actor>
@@ -209,10 +215,12 @@ export function useChain(options: UseChainOptions = {}): Chain {
 
   let baselineTracked: Address[] = []
   let baselineSystems: System[] = []
+  let baselineCredits: Chain['credits'] = new Map()
   beforeEach(async () => {
     snapshot = await (await ctx.test.snapshot())
     baselineTracked = [...ctx.tracked]
     baselineSystems = [...ctx.systems]
+    baselineCredits = copyCredits(ctx.credits)
   })
 
   afterEach(async () => {
@@ -221,6 +229,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
     // Contracts a test deployed are gone with the revert: stop tracking them.
     ctx.tracked = new Set(baselineTracked)
     ctx.systems = baselineSystems
+    ctx.credits = copyCredits(baselineCredits)
   })
 
   after(async () => {
@@ -285,10 +294,11 @@ export type TxResult = {
   gasPaid: bigint
   /**
    * Net ether each tracked account (and contract) received, with the sender's gas added back: the value
-   * flows of this transaction alone. Their sum is zero (checked).
+   * flows of this transaction alone. Their sum is zero (checked). A market credit counts as its recipient's
+   * money when credited (and leaves the market's then); a withdrawal nets to zero.
    */
   flows: Map<Address, bigint>
-  /** The events of every contract but the SolverBook's (the market's tests check the market's events). */
+  /** The events of every contract but the SolverBook's and the market's Credited (checked through `flows`). */
   events: Event[]
   /** Every event, the SolverBook's included (the book's tests check these). */
   allEvents: Event[]
@@ -407,11 +417,17 @@ export async function write(
   const receipt = await receiptOf(ctx.publicClient, hash, `${contractNames.get(abi) ?? 'contract'}.${functionName}`)
   const after = await balances(ctx, accounts)
   const gasPaid = receipt.gasUsed * receipt.effectiveGasPrice
+  const allEvents = parseEventLogs({abi: allEventsAbi, logs: receipt.logs}).map((log) => ({
+    eventName: log.eventName,
+    address: getAddress(log.address),
+    args: log.args as unknown as Record<string, unknown>,
+  }))
+  const credited = applyCredits(ctx, allEvents)
 
   const flows = new Map<Address, bigint>()
   let net = 0n
   for (const account of accounts) {
-    const flow = after.get(account)! - before.get(account)! + (account === actor.address ? gasPaid : 0n)
+    const flow = after.get(account)! - before.get(account)! + (account === actor.address ? gasPaid : 0n) + (credited.get(account) ?? 0n)
     flows.set(account, flow)
     net += flow
   }
@@ -422,13 +438,10 @@ export async function write(
     const key = `${contractNames.get(abi) ?? 'other'}.${functionName}`
     ctx.gas.set(key, [...(ctx.gas.get(key) ?? []), receipt.gasUsed])
   }
-  const allEvents = parseEventLogs({abi: allEventsAbi, logs: receipt.logs}).map((log) => ({
-    eventName: log.eventName,
-    address: getAddress(log.address),
-    args: log.args as unknown as Record<string, unknown>,
-  }))
   for (const event of allEvents) if (event.eventName === 'OfferSet') ctx.offerers.add(getAddress(event.args.solver as Address))
-  const events = allEvents.filter((event) => !BOOK_EVENTS.has(event.eventName))
+  // Credits are asserted through `flows` (a credit is its recipient's money), so `events` leaves them out with
+  // the book's; `allEvents` has them.
+  const events = allEvents.filter((event) => !BOOK_EVENTS.has(event.eventName) && event.eventName !== 'Credited')
   return {receipt, gasPaid, flows, events, allEvents}
 }
 
@@ -438,14 +451,50 @@ function systemContracts(system: System): Address[] {
   )
 }
 
+/**
+ * Snapshots the chain and this helper's books of it (the credits ledger), for a test that rolls back within
+ * itself; the returned function reverts both.
+ */
+export async function snapshotChain(ctx: Chain): Promise<() => Promise<void>> {
+  const id = await ctx.test.snapshot()
+  const credits = copyCredits(ctx.credits)
+  return async () => {
+    await ctx.test.revert({id})
+    ctx.credits = copyCredits(credits)
+  }
+}
+
+const copyCredits = (credits: Chain['credits']): Chain['credits'] => new Map([...credits].map(([market, ledger]) => [market, new Map(ledger)]))
+
 async function balances(ctx: Chain, accounts: Address[]): Promise<Map<Address, bigint>> {
   const values = await Promise.all(accounts.map((address) => ctx.publicClient.getBalance({address})))
   return new Map(accounts.map((address, index) => [address, values[index]!]))
 }
 
 /**
+ * Books this transaction's Credited and CreditWithdrawn events into `ctx.credits` and returns how much money each
+ * account gained by credit (a withdrawal moves credit to a wallet: -amount here, +amount in the wallet) and each
+ * market lost by it: payments are pulled, so a credit is its recipient's money from the moment it is credited.
+ */
+function applyCredits(ctx: Chain, events: Event[]): Map<Address, bigint> {
+  const delta = new Map<Address, bigint>()
+  const add = (account: Address, amount: bigint) => delta.set(account, (delta.get(account) ?? 0n) + amount)
+  for (const event of events) {
+    if (event.eventName !== 'Credited' && event.eventName !== 'CreditWithdrawn') continue
+    const account = getAddress(event.args.account as Address)
+    const amount = (event.args.amount as bigint) * (event.eventName === 'Credited' ? 1n : -1n)
+    const ledger = ctx.credits.get(event.address) ?? new Map<Address, bigint>()
+    ledger.set(account, (ledger.get(account) ?? 0n) + amount)
+    ctx.credits.set(event.address, ledger)
+    add(account, amount)
+    add(event.address, -amount)
+  }
+  return delta
+}
+
+/**
  * Registry balance == totalStaked + totalBurned, totalStaked == the sum of tracked stakes; market balance ==
- * totalEscrow + jackpot; a ThresholdRegistry, ProtocolConfig, PinpointGame, SolverBook and TaskMarketDisputes hold
+ * totalEscrow + jackpot + totalCredit; a ThresholdRegistry, ProtocolConfig, PinpointGame, SolverBook and TaskMarketDisputes hold
  * no ether; the book's demand is the number of the market's live tasks (Submitted to Verified) and each tracked
  * solver's `active` the number of its claims (Claimed to Verified).
  */
@@ -453,9 +502,9 @@ export async function checkInvariants(ctx: Chain): Promise<void> {
   for (const {registry, market, thresholds, config, game, book, disputes} of ctx.systems) {
     const registryRead = (functionName: 'totalStaked' | 'totalBurned') =>
       ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName})
-    const marketRead = (functionName: 'totalEscrow' | 'jackpot') =>
+    const marketRead = (functionName: 'totalEscrow' | 'jackpot' | 'totalCredit') =>
       market ? ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName}) : Promise.resolve(0n)
-    const [idle, registryBalance, totalStaked, totalBurned, marketBalance, totalEscrow, jackpot, ...stakes] = await Promise.all([
+    const [idle, registryBalance, totalStaked, totalBurned, marketBalance, totalEscrow, jackpot, totalCredit, ...stakes] = await Promise.all([
       Promise.all([thresholds, config, game, book, disputes].map((address) => (address ? ctx.publicClient.getBalance({address}) : 0n))),
       ctx.publicClient.getBalance({address: registry}),
       registryRead('totalStaked'),
@@ -463,12 +512,15 @@ export async function checkInvariants(ctx: Chain): Promise<void> {
       market ? ctx.publicClient.getBalance({address: market}) : 0n,
       marketRead('totalEscrow'),
       marketRead('jackpot'),
+      marketRead('totalCredit'),
       ...[...ctx.tracked].map((account) =>
         ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'stakeOf', args: [account]}),
       ),
     ])
     assert.equal(totalStaked + totalBurned, registryBalance, `registry ${registry}: totalStaked + totalBurned != balance`)
-    assert.equal(totalEscrow + jackpot, marketBalance, `market ${market ?? '(none)'}: totalEscrow + jackpot != balance`)
+    assert.equal(totalEscrow + jackpot + totalCredit, marketBalance, `market ${market ?? '(none)'}: totalEscrow + jackpot + totalCredit != balance`)
+    const booked = market ? [...(ctx.credits.get(getAddress(market))?.values() ?? [])].reduce((sum, credit) => sum + credit, 0n) : 0n
+    assert.equal(booked, totalCredit, `market ${market ?? '(none)'}: its Credited - CreditWithdrawn events sum to ${booked}, totalCredit is ${totalCredit}`)
     assert.deepEqual(idle, [0n, 0n, 0n, 0n, 0n], `thresholds/config/game/book/disputes of ${registry} hold ether`)
     const summed = (stakes as (readonly [bigint, bigint, bigint, bigint])[]).reduce((sum, [free, locked, unbonding]) => sum + free + locked + unbonding, 0n)
     assert.equal(summed, totalStaked, `registry ${registry}: tracked stakes sum to ${summed}, totalStaked is ${totalStaked}`)
