@@ -16,11 +16,11 @@ import {claimVerification, fundJackpot, postVerdict, sealHonest, secretHashOf} f
 import {submitTask} from '../protocol/submitTask.js'
 import {packageRoot} from '../sim/scenario.js'
 import {followTask, type FollowEvent} from './followTask.js'
-import {runSolver, type SolverEvent} from './solver.js'
+import {runSolver, SEED_FIX_AFTER_BLOCKS, type SolverEvent} from './solver.js'
 import {readSolverState} from './solverState.js'
 import {runVerifier, type VerifierEvent} from './verifier.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
-import {startMiner} from '../../test/helpers/mining.js'
+import {mine, startMiner} from '../../test/helpers/mining.js'
 
 const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
 
@@ -76,6 +76,10 @@ describe('runSolver (real anvil, real training)', function () {
     assert.match(saved?.secret ?? '', /^0x[0-9a-f]{64}$/)
     assert.equal(secretHashOf(saved!.secret!), claimed.secretHash)
 
+    // The solver was down long enough for the seed block to age past SEED_FIX_AFTER_BLOCKS: the resumed training
+    // records the seed at its first checkpoint, before the EVM could forget it.
+    await mine(solver, Number(SEED_FIX_AFTER_BLOCKS) + 5)
+
     // Second run: picks its own claimed task back up and trains only the remaining steps.
     const secondRun: SolverEvent[] = []
     const [solved] = await runSolver({connection: solver, backend: 'wasm', loop: false, onEvent: (event) => secondRun.push(event)})
@@ -86,6 +90,9 @@ describe('runSolver (real anvil, real training)', function () {
     assert.ok(steps.length > 0 && Math.min(...steps) > 2 * interval, `the second run retrained from step ${Math.min(...steps)}`)
     assert.equal(secondRun.some((event) => event.type === 'claimed'), false, 'it claimed again instead of resuming')
     assert.deepEqual(secondRun.find((event) => event.type === 'coin'), {type: 'coin', taskId, forced: false})
+    const seedBlock = await solver.publicClient.getBlock({blockNumber: claimed.claimBlock + 1n})
+    assert.equal(secondRun.filter((event) => event.type === 'seed-fixed').length, 1, 'the aging seed was recorded once')
+    assert.equal((await getTask(solver, taskId)).seed, seedBlock.hash)
 
     // The resumed proof is the same proof an uninterrupted run commits, with its schedule.
     const task = await getTask(solver, taskId)

@@ -24,6 +24,7 @@ import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import {
   claimTask,
   commitProof,
+  fixSeed,
   forcedErrorCoin,
   revealForcedError,
   type SettleOutcome,
@@ -40,6 +41,12 @@ import {readSolverState, type SolverProof, type SolverState, writeSolverState} f
 export const solverDisputeStances = ['honest', 'defend', 'staller'] as const
 export type SolverDisputeStance = (typeof solverDisputeStances)[number]
 
+/**
+ * A claimed task still training this many blocks after its claim records its forced-error seed (fixSeed): well
+ * inside the EVM's 256-block window, late enough that short trainings commit first and never pay for it.
+ */
+export const SEED_FIX_AFTER_BLOCKS = 64n
+
 export type SolverEvent =
   | {type: 'ready'; address: Hex; runtime: string; disputeStance: SolverDisputeStance; ask: bigint; capacity: number}
   /** It listed its offer (joined the market): the price read was at least its ask. */
@@ -54,6 +61,8 @@ export type SolverEvent =
   | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex}
   /** The forced-error coin, computed off-chain and checked against `forcedErrorOf`. */
   | {type: 'coin'; taskId: bigint; forced: boolean}
+  /** A long training recorded its seed before the EVM forgot the seed block (TaskMarket.fixSeed). */
+  | {type: 'seed-fixed'; taskId: bigint; block: bigint; gasUsed: bigint}
   | {
       type: 'committed'
       taskId: bigint
@@ -275,12 +284,29 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     lastDuties = performance.now()
     await manageOffer()
     for (const task of tasks) {
+      if (task.solver === me && task.status === 'Claimed') await fixSeedIfAging(task, now)
       if (task.solver !== me || task.status !== 'Verified') continue
       const state = await readSolverState(connection.stateDir, me, task.id)
       if (state?.forced && !state.revealed && !task.forcedRevealed && state.committed?.proofRoot === task.proofRoot) await reveal(task, state, now)
       else if (!task.accepted) await disputeIfWronged(task, state, now)
     }
     await agent.poll()
+  }
+
+  /**
+   * A training that outlasts the EVM's 256-block memory of blockhash(claimBlock + 1) could no longer commit: once
+   * SEED_FIX_AFTER_BLOCKS have passed, the seed is recorded on chain (one small transaction; short trainings
+   * commit before and never pay it).
+   */
+  async function fixSeedIfAging(task: Task, now: ChainNow): Promise<void> {
+    if (task.seed !== zeroHash || now.number < task.claimBlock + SEED_FIX_AFTER_BLOCKS) return
+    try {
+      const transaction = await fixSeed(connection, task.id)
+      emit({type: 'seed-fixed', taskId: task.id, block: now.number, gasUsed: transaction.gasUsed})
+    } catch (error) {
+      if (!isRevert(error, 'SeedAlreadyFixed', 'InvalidStatus', 'RandomnessExpired')) throw error
+      if (error.errorName === 'RandomnessExpired') warnOnce(task.id, 'the forced-error seed was forgotten before it was recorded: this claim can no longer commit and will time out')
+    }
   }
 
   /** Runs the duties from inside a long training run (at checkpoints), at most once a poll interval. */
@@ -458,7 +484,9 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     const honest: SolverProof = {proofRoot: result.proofRoot, manifestHash: result.manifestHash}
     // commitProof needs block.number > claimBlock + 1, and the coin needs the hash of block claimBlock + 1.
     if (!(await waitForBlock(task.claimBlock + 2n))) return undefined
-    const forced = await tossCoin(task, state.secret)
+    const seed = await seedForCommit(task)
+    if (seed === undefined) return undefined
+    const forced = await tossCoin(task, state.secret, seed)
     let published: {proofRoot: Hex; manifestHash: Hex; manifest: ProofManifest} = {...honest, manifest: result.manifest}
     if (forced && state.secret) published = await forcedErrorProof({store: connection.store, honest: result.manifest, secret: state.secret})
     await save({...state, honest, committed: {proofRoot: published.proofRoot, manifestHash: published.manifestHash}, forced})
@@ -493,26 +521,35 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   }
 
   /**
-   * The coin off-chain (only this solver knows the secret), with the odds fixed at the claim, checked against
-   * the contract's own `forcedErrorOf`. Without a saved secret, or once the seed block is too old for
-   * blockhash (the contract then falls back to a per-block hash nobody can predict), no forced error can be
-   * honoured: the honest proof is committed.
+   * The seed the commit will record: the one fixed on chain, else blockhash(claimBlock + 1) while the EVM still
+   * returns it (a few blocks kept for the commit to be mined). Past that there is no seed and no commit: the
+   * claim will time out (docs/security.md, finding 2), so this warns and gives up.
    */
-  async function tossCoin(task: Task, secret: Hex | undefined): Promise<boolean> {
+  async function seedForCommit(task: Task): Promise<Hex | undefined> {
+    const fixed = (await getTask(connection, task.id)).seed
+    if (fixed !== zeroHash) return fixed
     const seedBlock = task.claimBlock + 1n
     const latest = await connection.publicClient.getBlockNumber({cacheTime: 0})
+    if (latest + 4n <= seedBlock + 256n) return (await connection.publicClient.getBlock({blockNumber: seedBlock})).hash
+    warnOnce(task.id, `the seed block ${seedBlock} is more than 256 blocks old and its hash was never recorded: the commit is impossible, the claim will time out`)
+    return undefined
+  }
+
+  /**
+   * The coin off-chain (only this solver knows the secret), with the odds fixed at the claim, checked against
+   * the contract's own `forcedErrorOf`. Without a saved secret no forced error can be honoured: the honest proof
+   * is committed.
+   */
+  async function tossCoin(task: Task, secret: Hex | undefined, seed: Hex): Promise<boolean> {
     if (!secret) return noCoin(task.id, 'no secret saved for this claim')
-    // blockhash reaches 256 blocks back; leave a few blocks for the commit to be mined.
-    if (latest + 4n > seedBlock + 256n) return noCoin(task.id, `the seed block ${seedBlock} is more than 256 blocks old`)
-    const block = await connection.publicClient.getBlock({blockNumber: seedBlock})
-    const forced = forcedErrorCoin({secret, seed: block.hash, forcedErrorBps: task.forcedErrorBps})
+    const forced = forcedErrorCoin({secret, seed, forcedErrorBps: task.forcedErrorBps})
     let onChain: boolean
     try {
       onChain = await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'forcedErrorOf', args: [task.id, secret]})
     } catch (error) {
       throw toProtocolError('forcedErrorOf', error)
     }
-    if (onChain !== forced) throw new BaseError(`task ${task.id}: forced-error coin: computed ${forced} from block ${seedBlock}, forcedErrorOf says ${onChain}`)
+    if (onChain !== forced) throw new BaseError(`task ${task.id}: forced-error coin: computed ${forced} from seed ${seed}, forcedErrorOf says ${onChain}`)
     emit({type: 'coin', taskId: task.id, forced})
     return forced
   }

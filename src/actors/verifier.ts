@@ -22,7 +22,7 @@ import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert, toProtocolError} from '../protocol/errors.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import {getTask} from '../protocol/getTask.js'
-import {claimVerification, postVerdict, type SettleOutcome} from '../protocol/marketActions.js'
+import {claimVerification, postVerdict, renewRandomness, type SettleOutcome} from '../protocol/marketActions.js'
 import {getThreshold, modelClassOf, runtimeClassOf} from '../protocol/postProfile.js'
 import type {Task} from '../protocol/types.js'
 import {canonicalJsonBytes, sha256Hex} from '../store/index.js'
@@ -159,6 +159,13 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
         randomness = claim.randomness
         emit({type: 'claimed', taskId: task.id, randomness, gasUsed: claim.gasUsed})
       } catch (error) {
+        if (isRevert(error, 'RandomnessExpired')) {
+          // Nobody claimed it within 256 blocks of the commit: move the draw to the next block, claim after it.
+          await renewRandomness(connection, task.id).catch((renewError: unknown) => {
+            if (!isRevert(renewError, 'RandomnessNotExpired', 'InvalidStatus', 'DeadlinePassed')) throw renewError
+          })
+          return undefined
+        }
         if (isRevert(error, 'InvalidStatus', 'DeadlinePassed', 'RandomnessNotReady', 'VerifierBarred', 'SolverCannotVerify')) {
           if (error.errorName === 'RandomnessNotReady') return undefined // try again on a later block
           emit({type: 'lost-race', taskId: task.id, reason: error.errorName})

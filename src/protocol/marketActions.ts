@@ -59,6 +59,23 @@ export type ProofCommitment = {
 const ZERO_HASH: Hex = `0x${'00'.repeat(32)}`
 
 /**
+ * Records the forced-error seed `blockhash(claimBlock + 1)` of a claimed task (anyone may) before the EVM forgets
+ * it, 256 blocks on: a solver whose training outlasts that window calls this first, or its commit reverts
+ * RandomnessExpired (docs/security.md, finding 2).
+ */
+export function fixSeed(connection: SignedConnection, taskId: bigint): Promise<TransactionResult> {
+  return market(connection, 'fixSeed', [taskId])
+}
+
+/**
+ * Re-anchors the verification randomness of a committed task nobody claimed while `blockhash(commitBlock + 1)`
+ * was readable: the draw becomes the hash of the block after this transaction's (docs/security.md, finding 2).
+ */
+export function renewRandomness(connection: SignedConnection, taskId: bigint): Promise<TransactionResult> {
+  return market(connection, 'renewRandomness', [taskId])
+}
+
+/**
  * Needs block.number > claimBlock + 1 (the forced-error seed must exist): RandomnessNotReady before. `totalSteps`
  * may be below the task's maxSteps (an early stop); the rewards are then pro rata (docs/market.md, section 2).
  */

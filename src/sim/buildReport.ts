@@ -66,6 +66,7 @@ export type AccountReport = {
   /** Solvers, verifiers and whistleblowers: the strategy it played (`honest`, or an adversary from docs/adversaries.md). */
   strategy?: string
   address: Address
+  /** Wallet plus the market's credit to it (payments are pulled: a credit not yet withdrawn is its money). */
   balanceBefore: string
   balanceAfter: string
   stakeBefore: string
@@ -134,7 +135,7 @@ export type DevnetReport = {
     burned: string
     /** registry balance == totalStaked + totalBurned */
     registryBalanceMatchesStakes: boolean
-    /** market balance == totalEscrow + jackpot */
+    /** market balance == totalEscrow + jackpot + totalCredit */
     marketBalanceMatchesEscrow: boolean
   }
   actors: {name: string; role: string; exitCode: number | null; signal: string | null}[]
@@ -203,7 +204,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
   const totalBefore = total(before)
   const totalAfter = total(after)
   const registryOk = after.registryBalance === after.totalStaked + after.totalBurned
-  const marketOk = after.marketBalance === after.totalEscrow + after.jackpot
+  const marketOk = after.marketBalance === after.totalEscrow + after.jackpot + after.totalCredit
   const conservation = {
     ok: totalBefore === totalAfter + fees && registryOk && marketOk,
     totalBefore: totalBefore.toString(),
@@ -306,8 +307,8 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
         name: nameOf(account.address),
         ...(strategy === undefined ? {} : {strategy}),
         address: account.address,
-        balanceBefore: before.accounts[index]!.wallet.toString(),
-        balanceAfter: after.accounts[index]!.wallet.toString(),
+        balanceBefore: (before.accounts[index]!.wallet + before.accounts[index]!.credit).toString(),
+        balanceAfter: (after.accounts[index]!.wallet + after.accounts[index]!.credit).toString(),
         stakeBefore: before.accounts[index]!.stake.toString(),
         stakeAfter: after.accounts[index]!.stake.toString(),
         slashed: perAccount(slashedOf)(account),

@@ -24,7 +24,7 @@ describe('devnetState (--state FILE and FILE.d/devnet-state.json)', () => {
     deployBlock: 1n,
     contracts: {registry: '0x5FbDB2315678afecb367f032d93F642f64180aa3', market: '0xDc64a140Aa3E981100a9becA4E685f962f0cF6C9'},
     accounts: [{index: 0, address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', role: 'treasury'}],
-    before: {blockNumber: 7n, accounts: [{address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', wallet: 10n ** 21n + 1n, stake: 0n}], registryBalance: 0n, marketBalance: 3n, totalStaked: 0n, totalBurned: 0n, totalEscrow: 3n, jackpot: 0n},
+    before: {blockNumber: 7n, accounts: [{address: '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266', wallet: 10n ** 21n + 1n, credit: 2n, stake: 0n}], registryBalance: 0n, marketBalance: 5n, totalStaked: 0n, totalBurned: 0n, totalEscrow: 3n, jackpot: 0n, totalCredit: 2n},
     finished: [],
     dropouts: [],
     marketSamples: [{block: 9n, timestamp: 1_700_000_000n, price: 10n ** 13n, demand: 1n, capacity: 2n}],

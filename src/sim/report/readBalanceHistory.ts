@@ -1,6 +1,6 @@
 import type {Address} from 'viem'
 
-import {getStake} from '../../protocol/ensureRegistered.js'
+import {getAccountMoney} from '../../protocol/getAccountMoney.js'
 import type {Reader} from './readMarketLog.js'
 import type {BalanceHistory} from './types.js'
 
@@ -10,7 +10,7 @@ export type HistoryAccount = {address: Address; name: string; role: string; stra
 export const defaultBalanceSamples = 60
 
 /**
- * Every account's wallet and stake (free + locked + unbonding) at up to `maxSamples` blocks spread evenly
+ * Every account's wallet (with its market credit) and stake (free + locked + unbonding) at up to `maxSamples` blocks spread evenly
  * from `fromBlock` to `toBlock` (both included), read from anvil's history of past states. A block whose
  * state can no longer be read is left out rather than guessed.
  */
@@ -27,8 +27,8 @@ export async function readBalanceHistory(
     try {
       const rows = await Promise.all(
         accounts.map(async ({address}) => {
-          const [wallet, stake] = await Promise.all([connection.publicClient.getBalance({address, blockNumber: block}), getStake(connection, address, block)])
-          return {wallet, stake: stake.free + stake.locked + stake.unbonding}
+          const {wallet, credit, stake} = await getAccountMoney(connection, address, block)
+          return {wallet: wallet + credit, stake}
         }),
       )
       samples.push({block: block.toString(), seconds: await secondsAt(block), wallet: rows.map((row) => row.wallet.toString()), stake: rows.map((row) => row.stake.toString())})

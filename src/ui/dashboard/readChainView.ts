@@ -3,7 +3,7 @@ import {type Address, formatEther} from 'viem'
 import {taskMarketAbi} from '../../chain/generated/index.js'
 import type {Connection} from '../../protocol/connect.js'
 import {disputeOutcomes} from '../../protocol/disputeTypes.js'
-import {getStake} from '../../protocol/ensureRegistered.js'
+import {getAccountMoney} from '../../protocol/getAccountMoney.js'
 import {getTask} from '../../protocol/getTask.js'
 import type {ChainFeedEvent, ChainView} from './dashboardState.js'
 import {trimDecimals} from './describeActorEvent.js'
@@ -42,8 +42,8 @@ export function createChainPoller(options: ChainPollerOptions): ChainPoller {
       const [balances, count, jackpot, logs] = await Promise.all([
         Promise.all(
           options.addresses.map(async (address) => {
-            const [wallet, stake] = await Promise.all([publicClient.getBalance({address, blockNumber}), getStake(connection, address, blockNumber)])
-            return {address, wallet, stake: stake.free + stake.locked + stake.unbonding}
+            const {wallet, credit, stake} = await getAccountMoney(connection, address, blockNumber)
+            return {address, wallet: wallet + credit, stake}
           }),
         ),
         publicClient.readContract({address: contracts.market, abi: taskMarketAbi, functionName: 'taskCount', blockNumber}),

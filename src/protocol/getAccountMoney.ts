@@ -1,0 +1,28 @@
+import type {Address} from 'viem'
+
+import {taskMarketAbi} from '../chain/generated/index.js'
+import type {Connection} from './connect.js'
+import {getStake} from './ensureRegistered.js'
+import {toProtocolError} from './errors.js'
+
+/** An account's money at one block: its wallet, what the market credits it (not yet withdrawn), its whole stake. */
+export type AccountMoney = {wallet: bigint; credit: bigint; stake: bigint}
+
+/**
+ * Wallet, market credit and stake (free + locked + unbonding) of `address` at `blockNumber` (default: the head).
+ * The market pays by credit (docs/security.md, finding 1), so a balance that leaves the credit out would show a
+ * paid solver as unpaid until it withdraws.
+ */
+export async function getAccountMoney(connection: Pick<Connection, 'publicClient' | 'contracts'>, address: Address, blockNumber?: bigint): Promise<AccountMoney> {
+  const at = blockNumber === undefined ? {} : {blockNumber}
+  const [wallet, credit, stake] = await Promise.all([
+    connection.publicClient.getBalance({address, ...at}),
+    connection.publicClient
+      .readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'creditOf', args: [address], ...at})
+      .catch((error: unknown) => {
+        throw toProtocolError('creditOf', error)
+      }),
+    getStake(connection, address, blockNumber),
+  ])
+  return {wallet, credit, stake: stake.free + stake.locked + stake.unbonding}
+}

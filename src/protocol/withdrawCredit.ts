@@ -1,0 +1,34 @@
+import {type Address, formatEther} from 'viem'
+
+import {taskMarketAbi} from '../chain/generated/index.js'
+import type {Connection, SignedConnection} from './connect.js'
+import {toProtocolError} from './errors.js'
+import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
+
+/** Ether the market credited `account` (fees, refunds, a rejection's shortfall) and it has not withdrawn. */
+export async function getCredit(connection: Connection, account: Address): Promise<bigint> {
+  try {
+    return await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'creditOf', args: [account]})
+  } catch (error) {
+    throw toProtocolError('creditOf', error)
+  }
+}
+
+export type WithdrawCreditResult = {account: Address; to: Address; amount: bigint; transaction?: TransactionResult | undefined}
+
+/**
+ * Withdraws the signer's whole market credit to `to` (default: itself). The market pays by credit, never by push
+ * (docs/security.md, finding 1), so this is how a solver, verifier or submitter collects. Nothing credited: no
+ * transaction, amount 0.
+ */
+export async function withdrawCredit(connection: SignedConnection, params: {to?: Address | undefined} = {}): Promise<WithdrawCreditResult> {
+  const account = connection.account.address
+  const to = params.to ?? account
+  const amount = await getCredit(connection, account)
+  if (amount === 0n) return {account, to, amount}
+  const transaction = await sendContractTransaction(connection, {address: connection.contracts.market, abi: taskMarketAbi, functionName: 'withdraw', args: [to]})
+  return {account, to, amount, transaction}
+}
+
+export const describeWithdrawal = ({account, to, amount}: WithdrawCreditResult): string =>
+  amount === 0n ? `${account}: nothing credited to withdraw` : `withdrew ${formatEther(amount)} ETH of credit from ${account} to ${to}`
