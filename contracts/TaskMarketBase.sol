@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-import {RoleRegistry, SOLVER_ROLE, VERIFIER_ROLE, WHISTLEBLOWER_ROLE} from "./RoleRegistry.sol";
-import {ProtocolConfig, Params, MarketParams} from "./ProtocolConfig.sol";
+import {RoleRegistry} from "./RoleRegistry.sol";
+import {ProtocolConfig, Params} from "./ProtocolConfig.sol";
 import {IPinpointGame} from "./IPinpointGame.sol";
 import {ProofMerkle} from "./ProofMerkle.sol";
 import {SolverBook} from "./SolverBook.sol";
