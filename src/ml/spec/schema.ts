@@ -269,8 +269,21 @@ const proofSchema = z.strictObject({
   checkpointInterval: positiveInt.default(50).describe('k: a checkpoint every k steps (plus step 0 and the last step)'),
 })
 
+/** The first value that occurs again in `values`, if any. */
+function firstRepeated(values: readonly string[]): string | undefined {
+  return values.find((value, index) => values.indexOf(value) !== index)
+}
+
 const verificationSchema = z.strictObject({
   segments: positiveInt.default(2).describe('how many segments a verifier replays (the final one always included)'),
+  profiles: z
+    .array(blobHash)
+    .max(64)
+    .refine((hashes) => firstRepeated(hashes) === undefined, {error: (issue) => `expected each profile hash once, got ${firstRepeated(issue.input as string[])} twice`})
+    .optional()
+    .describe(
+      'hashes of the published profiles (gensyn profile --post) whose thresholds bind tolerance-mode verifiers of this job; without them no posted threshold applies (docs/verification.md, "Thresholds are pinned by the job"); gensyn submit --thresholds-from adds them',
+    ),
 })
 
 const paymentSchema = z

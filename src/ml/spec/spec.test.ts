@@ -251,6 +251,35 @@ describe('job spec', () => {
     assert.notEqual(specHash(job), specHash(parseJobSpec(spec())), 'the target is part of the job')
   })
 
+  describe('verification.profiles', () => {
+    const pinned = '0x' + 'ab'.repeat(32)
+    const other = '0x' + 'cd'.repeat(32)
+
+    it('is absent unless pinned, so a spec without pins hashes as before', () => {
+      assert.equal(parseJobSpec(spec()).verification.profiles, undefined)
+      assert.ok(!new TextDecoder().decode(canonicalSpecBytes(parseJobSpec(spec()))).includes('profiles'))
+    })
+
+    it('keeps the pinned profile hashes in order, and they are part of the spec hash', () => {
+      const job = parseJobSpec(spec({extra: `verification: {profiles: ["${other}", "${pinned}"]}`}))
+      assert.deepEqual(job.verification.profiles, [other, pinned])
+      assert.notEqual(specHash(job), specHash(parseJobSpec(spec())))
+      assert.notEqual(specHash(job), specHash(parseJobSpec(spec({extra: `verification: {profiles: ["${other}"]}`}))))
+    })
+
+    it('names a malformed or repeated pin in one line', () => {
+      assert.equal(
+        shortMessageOf(spec({extra: 'verification: {profiles: ["0xAB"]}'})),
+        'job.yaml: verification.profiles[0]: expected 0x followed by 64 lowercase hex digits, got "0xAB"',
+      )
+      assert.equal(
+        shortMessageOf(spec({extra: `verification: {profiles: ["${pinned}", "${other}", "${pinned}"]}`})),
+        `job.yaml: verification.profiles: expected each profile hash once, got ${pinned} twice`,
+      )
+      assert.match(shortMessageOf(spec({extra: `verification: {profiles: "${pinned}"}`})), /^job\.yaml: verification\.profiles: expected an array, got "0xab/)
+    })
+  })
+
   describe('split', () => {
     const job = parseJobSpec(spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3}'}))
 
