@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 
-import {parseEther, zeroHash} from 'viem'
+import {type Hex, parseEther, zeroHash} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
 import {selectBackend} from '../ml/backend/index.js'
@@ -42,42 +42,61 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
     await devnet?.stop()
   })
 
-  it('skips a cpu proof until a threshold is posted, then accepts it within that threshold', async () => {
-    const spec = await loadJobSpec(smokeMlp)
-    const {taskId} = await submitTask(submitter, spec)
-    await runSolver({connection: solver, backend: 'cpu', loop: false})
-    assert.equal((await getTask(verifier, taskId)).status, 'Committed')
+  /** The tasks these tests leave open at once (committed, verified): the solver's offer must hold them all. */
+  const tasksHeld = 3
 
-    // No profile posted for this model on {cpu, wasm} yet: nothing to judge distances against.
-    const skipped: VerifierEvent[] = []
-    const stop = new AbortController()
-    await runVerifier({
-      connection: verifier,
-      backend: 'wasm',
-      mode: 'tolerance',
-      loop: true,
-      signal: stop.signal,
-      onEvent(event) {
-        skipped.push(event)
-        if (event.type === 'skipped') stop.abort()
-      },
-    })
-    assert.match((skipped.find((event) => event.type === 'skipped') as {reason: string}).reason, /no threshold posted/)
-    assert.equal((await getTask(verifier, taskId)).status, 'Committed')
-
-    // Profile on another seed (so the thresholds are not fitted to this proof) and post it.
-    const profile = await profileJob({spec: {...spec, training: {...spec.training, seed: spec.training.seed + 1}}, runtimes: ['cpu', 'wasm'], segments: 2})
-    await postProfile(verifier, spec, profile)
-
+  /** Runs the wasm tolerance-mode verifier until it skips `taskId`; its events about that task. */
+  async function verifyUntilSkipped(taskId: bigint): Promise<VerifierEvent[]> {
     const events: VerifierEvent[] = []
-    const [verified] = await runVerifier({connection: verifier, backend: 'wasm', mode: 'tolerance', loop: false, onEvent: (event) => events.push(event)})
-    assert.equal(verified?.accepted, true)
-    const task = await getTask(verifier, taskId)
+    const stop = new AbortController()
+    const onEvent = (event: VerifierEvent) => {
+      if (!('taskId' in event) || event.taskId !== taskId) return
+      events.push(event)
+      if (event.type === 'skipped') stop.abort()
+    }
+    await runVerifier({connection: verifier, backend: 'wasm', mode: 'tolerance', loop: true, signal: stop.signal, onEvent})
+    return events
+  }
+
+  it('skips a cpu proof whose job pins no profile, though one is posted, and accepts one whose job pins it, within its thresholds', async () => {
+    const spec = await loadJobSpec(smokeMlp)
+    // Profile on another seed (so the thresholds are not fitted to the proofs) and post it before any job.
+    const profile = await profileJob({spec: {...spec, training: {...spec.training, seed: spec.training.seed + 1}}, runtimes: ['cpu', 'wasm'], segments: 2})
+    const {profileHash} = await postProfile(verifier, spec, profile)
+
+    const unpinned = await submitTask(submitter, spec)
+    await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
+    assert.equal((await getTask(verifier, unpinned.taskId)).status, 'Committed')
+    // The posting binds no job that did not pin it: nothing to judge this one's distances against.
+    const skip = (await verifyUntilSkipped(unpinned.taskId)).find((event) => event.type === 'skipped')
+    assert.match(skip?.type === 'skipped' ? skip.reason : '', /^no threshold pinned by the job for cpu.* \+ wasm/)
+    assert.equal((await getTask(verifier, unpinned.taskId)).status, 'Committed')
+
+    const pinned = await submitTask(submitter, {...spec, verification: {...spec.verification, profiles: [profileHash]}})
+    await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
+    const [verified] = await runVerifier({connection: verifier, backend: 'wasm', mode: 'tolerance', loop: false})
+    assert.equal(verified?.taskId, pinned.taskId)
+    assert.equal(verified.accepted, true)
+    const task = await getTask(verifier, pinned.taskId)
     assert.equal(task.status, 'Verified')
     assert.equal(task.accepted, true)
     assert.equal(task.rejectSegment, 0)
     assert.equal(task.rejectReplayHash, zeroHash)
     assert.ok(task.distance > 0n, 'cpu and wasm replays matched bit for bit: nothing was tolerated')
+    assert.equal((await getTask(verifier, unpinned.taskId)).status, 'Committed', 'the unpinned job is still left to others')
+  })
+
+  it('warns of a pinned profile the store cannot give, and skips the job as one that pins none', async () => {
+    const spec = await loadJobSpec(smokeMlp)
+    const lost: Hex = `0x${'00'.repeat(31)}02`
+    const {taskId} = await submitTask(submitter, {...spec, verification: {...spec.verification, profiles: [lost]}})
+    await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
+    const events = await verifyUntilSkipped(taskId)
+    const warning = events.find((event) => event.type === 'warning')
+    assert.match(warning?.type === 'warning' ? warning.message : '', new RegExp(`^pinned profile ${lost} passed over: `))
+    const skip = events.find((event) => event.type === 'skipped')
+    assert.match(skip?.type === 'skipped' ? skip.reason : '', /^no threshold pinned by the job/)
+    assert.equal((await getTask(verifier, taskId)).status, 'Committed')
   })
 })
 

@@ -8,7 +8,6 @@ import type {JobSpec} from '../ml/spec/index.js'
 import {checkpointSchedule, taskStepRange} from '../ml/train/index.js'
 import {
   finalCheckpointOf,
-  type ProfileResult,
   type ProofManifest,
   replaySegment,
   selectSegments,
@@ -23,7 +22,7 @@ import {isRevert, toProtocolError} from '../protocol/errors.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import {getTask} from '../protocol/getTask.js'
 import {claimVerification, postVerdict, renewRandomness, type SettleOutcome} from '../protocol/marketActions.js'
-import {getThreshold, modelClassOf, runtimeClassOf} from '../protocol/postProfile.js'
+import {pinnedThresholds} from '../protocol/pinnedThresholds.js'
 import type {Task} from '../protocol/types.js'
 import {canonicalJsonBytes, sha256Hex} from '../store/index.js'
 import {type RoleLoopOptions, runRoleLoop} from './runRoleLoop.js'
@@ -52,12 +51,14 @@ export type VerifierEvent =
   | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleOutcome}
   | {type: 'dispute'; event: DisputeAgentEvent}
   | {type: 'lost-race'; taskId: bigint; reason: string}
+  /** Something it passed over that its operator should know, e.g. a pinned profile the store could not give. */
+  | {type: 'warning'; taskId: bigint; message: string}
 
 export type VerifierOptions = RoleLoopOptions<VerifierEvent> & {
   /**
    * exact (default): replay on the proof's own runtime, bit for bit. tolerance: replay on this verifier's
-   * backend, within the thresholds a profile posted on chain for the job's model class and the runtime
-   * class {proof runtime, this runtime} (docs/verification.md, "On chain").
+   * backend, within the thresholds of the profile the job pins for the runtime class {proof runtime, this
+   * runtime}; a job that pins none for it is skipped (docs/verification.md, "Thresholds are pinned by the job").
    */
   mode?: VerificationMode | undefined
   /** `honest` (default), `lazy` or `colluding` (docs/adversaries.md). */
@@ -135,7 +136,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
     const spec = await loadTaskSpec(connection, task)
     const unchecked = skipsReplay(strategy, task.solver, colludeWith)
     const manifestRuntime = await runtimeOfProof(task.manifestHash)
-    const thresholds = !unchecked && mode === 'tolerance' && manifestRuntime ? await postedThresholds(spec, manifestRuntime) : undefined
+    const thresholds = !unchecked && mode === 'tolerance' && manifestRuntime ? await jobThresholds(task, spec, manifestRuntime) : undefined
     if (!alreadyClaimed) {
       const skip = (await isBarred(task.id))
         ? 'barred from this task (an earlier verdict of ours on it was overturned)'
@@ -146,7 +147,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
               ? `proof runtime ${runtimeIdString(manifestRuntime)} differs from ${runtimeIdString(runtime)}`
               : undefined
             : manifestRuntime && !thresholds
-              ? `no threshold posted for this model on ${runtimeIdString(manifestRuntime)} + ${runtimeIdString(runtime)}`
+              ? `no threshold pinned by the job for ${runtimeIdString(manifestRuntime)} + ${runtimeIdString(runtime)}`
               : undefined
       if (skip) {
         passed.add(attemptOf(task))
@@ -318,11 +319,14 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
     }
   }
 
-  /** The full thresholds behind the threshold posted for the job's model on {proof runtime, this runtime}, if any. */
-  async function postedThresholds(spec: JobSpec, proofRuntime: RuntimeId): Promise<Thresholds | undefined> {
-    const posted = await getThreshold(connection, modelClassOf(spec), runtimeClassOf([proofRuntime, runtime]))
-    if (posted.threshold === 0n) return undefined
-    return (await connection.store.getJson<ProfileResult>(posted.profileHash)).thresholds
+  /**
+   * The thresholds of the profile the job pins for {proof runtime, this runtime}, if any: never a registry entry,
+   * which anyone with the free verifier role can post. A pin the store cannot give is passed over, with a warning.
+   */
+  async function jobThresholds(task: Task, spec: JobSpec, proofRuntime: RuntimeId): Promise<Thresholds | undefined> {
+    const {pinned, unreadable} = await pinnedThresholds(connection, {spec, runtimes: [proofRuntime, runtime]})
+    for (const pin of unreadable) emit({type: 'warning', taskId: task.id, message: `pinned profile ${pin.profileHash} passed over: ${pin.reason}`})
+    return pinned?.thresholds
   }
 
   /** The runtime a proof names, or undefined when its manifest is missing or malformed (verifyProof then rejects it). */

@@ -105,6 +105,8 @@ export default class Verify extends BaseCommand {
           return this.log(`task ${event.taskId}: skipped, ${event.reason}`)
         case 'inconclusive':
           return this.log(`task ${event.taskId}: no verdict posted, ${event.reason}`)
+        case 'warning':
+          return this.warn(`task ${event.taskId}: ${event.message}`)
       }
     }
     await withInterrupt((signal) =>
