@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 
-import {getAddress, keccak256, parseEther, stringToHex, zeroAddress, zeroHash} from 'viem'
+import {getAddress, keccak256, parseEther, stringToHex, zeroHash} from 'viem'
 
 import {type Anvil, createAnvil} from './anvil.js'
 import {createClients, type SignerClients} from './clients.js'
@@ -100,9 +100,9 @@ describe('deployContracts', () => {
       address: deployed.thresholds,
       abi: thresholdRegistryAbi,
       functionName: 'thresholdOf',
-      args: [keccak256(stringToHex('mlp')), keccak256(stringToHex('wasm'))],
+      args: [keccak256(stringToHex('mlp')), keccak256(stringToHex('wasm')), deployer],
     })
-    assert.deepEqual(none, [0n, zeroHash, zeroAddress, 0n])
+    assert.deepEqual(none, [0n, zeroHash, 0n])
     const all = [deployed.registry, deployed.config, deployed.book, deployed.disputes, deployed.market, deployed.thresholds, deployed.game]
     assert.equal(new Set(all).size, 7)
     // EIP-170: no runtime code above 24,576 bytes (anvil would refuse it anyway; this shows the margin).

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import path from 'node:path'
 
-import type {Hex} from 'viem'
+import {type Hex, maxUint256} from 'viem'
+
+import {roleRegistryAbi, thresholdRegistryAbi} from '../chain/generated/index.js'
 
 import {type JobSpec, loadJobSpec} from '../ml/spec/index.js'
 import {profileJob, type ProfileResult} from '../pol/index.js'
@@ -9,7 +11,9 @@ import {packageRoot} from '../sim/scenario.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
 import {connect, requireSigner, type SignedConnection} from './connect.js'
 import {pinnedThresholds} from './pinnedThresholds.js'
-import {postProfile} from './postProfile.js'
+import {getThreshold, modelClassOf, postProfile, runtimeClassOf} from './postProfile.js'
+import {sendContractTransaction} from './sendContractTransaction.js'
+import {Role} from './types.js'
 
 const pin = (spec: JobSpec, profiles: readonly Hex[]): JobSpec => ({...spec, verification: {...spec.verification, profiles: [...profiles]}})
 
@@ -17,19 +21,44 @@ describe('pinnedThresholds (real anvil, real profiles)', function () {
   this.timeout(120_000)
   let devnet: LocalDevnet
   let verifier: SignedConnection
+  /** An account no one vouches for, playing the attacker of issue 18, finding 3. */
+  let attacker: SignedConnection
   let spec: JobSpec
   /** The honest verifier's profile of smoke-mlp across cpu and wasm, as `gensyn profile --post` publishes it. */
   let profile: ProfileResult
   let profileHash: Hex
 
   before(async () => {
-    devnet = await startLocalDevnet({submitters: 1, solvers: 0, verifiers: 1})
+    devnet = await startLocalDevnet({submitters: 1, solvers: 0, verifiers: 2})
     verifier = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
+    attacker = requireSigner(await connect({stateDir: devnet.stateDir, account: 3}))
     spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
     profile = await profileJob({spec, runtimes: ['cpu', 'wasm'], segments: 1})
     ;({profileHash} = await postProfile(verifier, spec, profile))
   })
   after(() => devnet?.stop())
+
+  it('attack: an enormous threshold a free verifier registration posts after the honest one changes neither the honest record nor what a pinned job resolves', async () => {
+    const pair = {modelClass: modelClassOf(spec), runtimeClass: runtimeClassOf(profile.runtimes)}
+    const honest = await getThreshold(attacker, {...pair, poster: verifier.account.address})
+    assert.equal(honest.profileHash, profileHash)
+    // The attacker takes the verifier role, which costs nothing, publishes the honest profile with every limit
+    // blown up, and posts it for the same model and runtime class, after the honest poster.
+    await sendContractTransaction(attacker, {address: attacker.contracts.registry, abi: roleRegistryAbi, functionName: 'register', args: [Role.verifier], value: 0n})
+    const forged = await attacker.store.putJson({...profile, thresholds: {l1: 1e30, l2: 1e30, linf: 1e30}})
+    await sendContractTransaction(attacker, {
+      address: attacker.contracts.thresholds!,
+      abi: thresholdRegistryAbi,
+      functionName: 'postThreshold',
+      args: [pair.modelClass, pair.runtimeClass, maxUint256, forged],
+    })
+    assert.deepEqual(await getThreshold(attacker, {...pair, poster: verifier.account.address}), honest)
+    assert.equal((await getThreshold(attacker, {...pair, poster: attacker.account.address})).profileHash, forged)
+    // What an honest verifier judges a job pinned to the honest profile by: the honest thresholds.
+    assert.deepEqual(await pinnedThresholds(verifier, {spec: pin(spec, [profileHash]), runtimes: profile.runtimes}), {pinned: {profileHash, thresholds: profile.thresholds}, unreadable: []})
+    // And a job that pinned nothing is judged by neither posting.
+    assert.deepEqual(await pinnedThresholds(verifier, {spec, runtimes: profile.runtimes}), {pinned: undefined, unreadable: []})
+  })
 
   it('a spec that pins nothing resolves no thresholds, though a profile for its model and runtimes is posted', async () => {
     assert.deepEqual(await pinnedThresholds(verifier, {spec, runtimes: profile.runtimes}), {pinned: undefined, unreadable: []})

@@ -1,4 +1,4 @@
-import type {Hex} from 'viem'
+import type {Address, Hex} from 'viem'
 
 import {thresholdRegistryAbi} from '../chain/generated/index.js'
 import {InvalidInputError} from '../errors/base.js'
@@ -32,7 +32,8 @@ export type PostedProfile = {modelClass: Hex; runtimeClass: Hex; threshold: bigi
 /**
  * Publishes a profile: the whole result goes to the blob store (its hash is the on-chain `profileHash`), and
  * the whole-vector l∞ threshold (the metric verdicts post as their distance), 1e18 fixed point, goes to the
- * ThresholdRegistry for the job's model class and the profile's runtime class. The poster must be a verifier.
+ * ThresholdRegistry as the poster's record for the job's model class and the profile's runtime class. The poster
+ * must be a verifier. The record is advisory: a job is judged by the profile only when its spec pins the hash.
  */
 export async function postProfile(connection: SignedConnection, spec: JobSpec, profile: ProfileResult): Promise<PostedProfile> {
   const registry = requireThresholdRegistry(connection)
@@ -52,17 +53,28 @@ export async function postProfile(connection: SignedConnection, spec: JobSpec, p
   return {modelClass, runtimeClass, threshold, profileHash, transaction}
 }
 
-export type PostedThreshold = {threshold: bigint; profileHash: Hex; poster: Hex; postedAt: bigint}
+export type PostedThreshold = {threshold: bigint; profileHash: Hex; postedAt: bigint}
 
-export async function getThreshold(connection: Connection, modelClass: Hex, runtimeClass: Hex): Promise<PostedThreshold> {
+export type GetThresholdParameters = {
+  modelClass: Hex
+  runtimeClass: Hex
+  /** Whose record: each poster has its own, which no one else can overwrite. */
+  poster: Address
+}
+
+/**
+ * `poster`'s latest ThresholdRegistry record for the pair (all zeros when it posted none). A record binds no task:
+ * only a job's `verification.profiles` pin does (docs/verification.md, "Thresholds are pinned by the job").
+ */
+export async function getThreshold(connection: Connection, {modelClass, runtimeClass, poster}: GetThresholdParameters): Promise<PostedThreshold> {
   try {
-    const [threshold, profileHash, poster, postedAt] = await connection.publicClient.readContract({
+    const [threshold, profileHash, postedAt] = await connection.publicClient.readContract({
       address: requireThresholdRegistry(connection),
       abi: thresholdRegistryAbi,
       functionName: 'thresholdOf',
-      args: [modelClass, runtimeClass],
+      args: [modelClass, runtimeClass, poster],
     })
-    return {threshold, profileHash, poster, postedAt: BigInt(postedAt)}
+    return {threshold, profileHash, postedAt: BigInt(postedAt)}
   } catch (error) {
     throw toProtocolError('thresholdOf', error)
   }

@@ -31,7 +31,10 @@ describe('gensyn profile --task: thresholds posted on chain (real anvil, real pr
     const output = JSON.parse(String(run.stdout)) as {runtimes: RuntimeId[]; thresholds: {linf: number}; posted: {profileHash: Hex; threshold: string}}
     assert.ok(output.thresholds.linf > 0)
 
-    const onChain = await getThreshold(submitter, modelClassOf(spec), runtimeClassOf([...output.runtimes].reverse()))
+    const pair = {modelClass: modelClassOf(spec), runtimeClass: runtimeClassOf([...output.runtimes].reverse())}
+    // The record is the poster's own (account 2 ran the profile); nobody else has one for the pair.
+    const onChain = await getThreshold(submitter, {...pair, poster: devnet.accounts[2]!.address})
+    assert.equal((await getThreshold(submitter, {...pair, poster: submitter.account.address})).threshold, 0n)
     assert.equal(onChain.threshold.toString(), output.posted.threshold)
     assert.ok(onChain.threshold > 0n)
     assert.equal(onChain.profileHash, output.posted.profileHash)

@@ -31,8 +31,9 @@ const THRESHOLD = 20_000_000_000_000_000n
 
 describe('ThresholdRegistry (on anvil)', () => {
   const ctx = useChain()
-  const thresholdOf = (modelClass: Hex, runtimeClass: Hex, address: Address = ctx.system.thresholds) =>
-    ctx.publicClient.readContract({address, abi: thresholdRegistryAbi, functionName: 'thresholdOf', args: [modelClass, runtimeClass]})
+  const thresholdOf = (modelClass: Hex, runtimeClass: Hex, poster: Address, address: Address = ctx.system.thresholds) =>
+    ctx.publicClient.readContract({address, abi: thresholdRegistryAbi, functionName: 'thresholdOf', args: [modelClass, runtimeClass, poster]})
+  const none = [0n, zeroHash, 0n]
 
   async function deployThresholds(registry: Address): Promise<Address> {
     const hash = await ctx.actors.deployer.wallet.deployContract({abi: thresholdRegistryAbi, bytecode: thresholdRegistryBytecode, args: [registry]})
@@ -47,11 +48,11 @@ describe('ThresholdRegistry (on anvil)', () => {
     const registry = await ctx.publicClient.readContract({address: ctx.system.thresholds, abi: thresholdRegistryAbi, functionName: 'registry'})
     assert.equal(getAddress(registry), getAddress(ctx.system.registry))
     assert.equal(await ctx.publicClient.readContract({address: ctx.system.thresholds, abi: thresholdRegistryAbi, functionName: 'SCALE'}), 10n ** 18n)
-    assert.deepEqual(await thresholdOf(mlp, wasm), [0n, zeroHash, zeroAddress, 0n])
+    assert.deepEqual(await thresholdOf(mlp, wasm, ctx.actors.verifier.address), none)
   })
 
-  it('a verifier posts a threshold: stored with its poster and time, ThresholdPosted emitted, no ether moves', async () => {
-    const {verifier} = ctx.actors
+  it("a verifier posts a threshold: stored under its own address with the time, ThresholdPosted emitted, no ether moves", async () => {
+    const {verifier, verifier2} = ctx.actors
     const result = await thresholdsWrite(ctx, verifier, 'postThreshold', [mlp, wasm, THRESHOLD, profile])
     const now = await latestTimestamp(ctx)
     expectEvents(result.events, [
@@ -62,34 +63,52 @@ describe('ThresholdRegistry (on anvil)', () => {
       },
     ])
     expectNetFlows([result], [])
-    assert.deepEqual(await thresholdOf(mlp, wasm), [THRESHOLD, profile, verifier.address, now])
-    // Only that pair: the same model on another runtime, and another model on the same runtime, have none.
-    assert.deepEqual(await thresholdOf(mlp, cpu), [0n, zeroHash, zeroAddress, 0n])
-    assert.deepEqual(await thresholdOf(cnn, wasm), [0n, zeroHash, zeroAddress, 0n])
+    assert.deepEqual(await thresholdOf(mlp, wasm, verifier.address), [THRESHOLD, profile, now])
+    // Only that pair and that poster: another runtime, another model and another poster have none.
+    assert.deepEqual(await thresholdOf(mlp, cpu, verifier.address), none)
+    assert.deepEqual(await thresholdOf(cnn, wasm, verifier.address), none)
+    assert.deepEqual(await thresholdOf(mlp, wasm, verifier2.address), none)
   })
 
-  it('a later post for the same pair replaces it, whoever posts it; other pairs keep theirs', async () => {
-    const {verifier, verifier2} = ctx.actors
+  it("a poster's later post for the same pair replaces its own; its other pairs keep theirs", async () => {
+    const {verifier} = ctx.actors
     await thresholdsWrite(ctx, verifier, 'postThreshold', [mlp, wasm, THRESHOLD, profile])
     await thresholdsWrite(ctx, verifier, 'postThreshold', [mlp, cpu, 7n, profile])
     const first = await latestTimestamp(ctx)
     await ctx.test.increaseTime({seconds: 30})
-    const replaced = await thresholdsWrite(ctx, verifier2, 'postThreshold', [mlp, wasm, 1n, profile2])
+    const replaced = await thresholdsWrite(ctx, verifier, 'postThreshold', [mlp, wasm, 1n, profile2])
     const second = await latestTimestamp(ctx)
     assert.ok(second >= first + 30n)
     expectEvents(replaced.events, [
-      {eventName: 'ThresholdPosted', args: {modelClass: mlp, runtimeClass: wasm, threshold: 1n, profileHash: profile2, poster: verifier2.address}},
+      {eventName: 'ThresholdPosted', args: {modelClass: mlp, runtimeClass: wasm, threshold: 1n, profileHash: profile2, poster: verifier.address}},
     ])
-    assert.deepEqual(await thresholdOf(mlp, wasm), [1n, profile2, verifier2.address, second])
-    assert.deepEqual(await thresholdOf(mlp, cpu), [7n, profile, verifier.address, first])
+    assert.deepEqual(await thresholdOf(mlp, wasm, verifier.address), [1n, profile2, second])
+    assert.deepEqual(await thresholdOf(mlp, cpu, verifier.address), [7n, profile, first])
+  })
+
+  it('attack: a free verifier registration posting a huge threshold for the same pair after the honest poster leaves the honest entry as it was', async () => {
+    const {verifier, other: attacker} = ctx.actors
+    await thresholdsWrite(ctx, verifier, 'postThreshold', [mlp, wasm, THRESHOLD, profile])
+    const honestAt = await latestTimestamp(ctx)
+    // The attacker registers as a verifier with no stake (free) and posts after the honest poster, as it would
+    // have to for last-writer-wins to hand it the pair.
+    await registryWrite(ctx, attacker, 'register', [VERIFIER])
+    const attack = await thresholdsWrite(ctx, attacker, 'postThreshold', [mlp, wasm, 2n ** 256n - 1n, profile2])
+    expectEvents(attack.events, [
+      {eventName: 'ThresholdPosted', args: {modelClass: mlp, runtimeClass: wasm, threshold: 2n ** 256n - 1n, profileHash: profile2, poster: attacker.address}},
+    ])
+    assert.deepEqual(await thresholdOf(mlp, wasm, verifier.address), [THRESHOLD, profile, honestAt])
+    // Its post is a record under its own name only, which no job binds unless its submitter pins it.
+    const [threshold, profileHash] = await thresholdOf(mlp, wasm, attacker.address)
+    assert.deepEqual([threshold, profileHash], [2n ** 256n - 1n, profile2])
   })
 
   it('checks the role only: a verifier with no stake and a zero profile hash may post', async () => {
     const {other} = ctx.actors
     await registryWrite(ctx, other, 'register', [SOLVER | VERIFIER])
     await thresholdsWrite(ctx, other, 'postThreshold', [cnn, cpu, 2n ** 256n - 1n, zeroHash])
-    const [threshold, profileHash, poster] = await thresholdOf(cnn, cpu)
-    assert.deepEqual([threshold, profileHash, poster], [2n ** 256n - 1n, zeroHash, other.address])
+    const [threshold, profileHash] = await thresholdOf(cnn, cpu, other.address)
+    assert.deepEqual([threshold, profileHash], [2n ** 256n - 1n, zeroHash])
   })
 
   it('reads roles from its own registry: a verifier of another registry is not one here', async () => {
@@ -98,7 +117,7 @@ describe('ThresholdRegistry (on anvil)', () => {
     await registryWrite(ctx, other, 'register', [VERIFIER], {address: registry})
     const thresholds = await deployThresholds(registry)
     await thresholdsWrite(ctx, other, 'postThreshold', [mlp, wasm, THRESHOLD, profile], {address: thresholds})
-    assert.equal((await thresholdOf(mlp, wasm, thresholds))[2], other.address)
+    assert.equal((await thresholdOf(mlp, wasm, other.address, thresholds))[0], THRESHOLD)
     await expectRevert(thresholdsWrite(ctx, other, 'postThreshold', [mlp, wasm, THRESHOLD, profile]), 'NotRegistered', [other.address, VERIFIER])
   })
 
@@ -107,7 +126,7 @@ describe('ThresholdRegistry (on anvil)', () => {
     await assert.rejects(verifier.wallet.sendTransaction({to: ctx.system.thresholds, value: 1n}))
     await assert.rejects(write(ctx, verifier, ctx.system.thresholds, thresholdRegistryAbi, 'postThreshold', [mlp, wasm, THRESHOLD, profile], {value: 1n}))
     assert.equal(await ctx.publicClient.getBalance({address: ctx.system.thresholds}), 0n)
-    assert.deepEqual(await thresholdOf(mlp, wasm), [0n, zeroHash, zeroAddress, 0n])
+    assert.deepEqual(await thresholdOf(mlp, wasm, verifier.address), none)
   })
 
   describe('errors', () => {
@@ -127,15 +146,18 @@ describe('ThresholdRegistry (on anvil)', () => {
     })
     it('postThreshold reverts ZeroThreshold for a zero threshold', async () => {
       await expectRevert(thresholdsWrite(ctx, ctx.actors.verifier, 'postThreshold', [mlp, wasm, 0n, profile]), 'ZeroThreshold', [])
+      assert.deepEqual(await thresholdOf(mlp, wasm, ctx.actors.verifier.address), none)
     })
     it('postThreshold reverts NotRegistered(account, VERIFIER) for an unregistered account', async () => {
       const {other} = ctx.actors
       await expectRevert(thresholdsWrite(ctx, other, 'postThreshold', [mlp, wasm, THRESHOLD, profile]), 'NotRegistered', [other.address, VERIFIER])
+      assert.deepEqual(await thresholdOf(mlp, wasm, other.address), none)
     })
     it('postThreshold reverts NotRegistered(account, VERIFIER) for a solver-only account, however much it staked', async () => {
       const {solver} = ctx.actors
       await registryWrite(ctx, solver, 'deposit', [], {value: parseEther('10')})
       await expectRevert(thresholdsWrite(ctx, solver, 'postThreshold', [mlp, wasm, THRESHOLD, profile]), 'NotRegistered', [solver.address, VERIFIER])
+      assert.deepEqual(await thresholdOf(mlp, wasm, solver.address), none)
     })
   })
 })
