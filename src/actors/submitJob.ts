@@ -1,6 +1,6 @@
 import path from 'node:path'
 
-import type {Hex} from 'viem'
+import type {Address, Hex} from 'viem'
 
 import {type BackendChoice, runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {escrowFor} from '../ml/estimate/escrowFor.js'
@@ -14,6 +14,7 @@ import {taskStepRange} from '../ml/train/index.js'
 import type {ProofManifest} from '../pol/index.js'
 import {connect, type ConnectOptions, requireSigner, type SignedConnection} from '../protocol/connect.js'
 import {defaultMarketParams} from '../protocol/getProtocolParams.js'
+import {pinPostedProfiles} from '../protocol/pinPostedProfiles.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
 import {readTaskLedgers} from '../sim/taskLedger.js'
@@ -38,6 +39,8 @@ export type SubmitJobOptions = {
   segments?: number | undefined
   backend: BackendChoice
   connectOptions: ConnectOptions
+  /** Pin the latest profiles these posters published for the job's model (src/protocol/pinPostedProfiles.ts). */
+  thresholdsFrom?: readonly Address[] | undefined
   /** Follow these tasks, posted earlier for this job by this account, instead of posting it (src/actors/adoptTasks.ts). */
   taskIds?: readonly bigint[] | undefined
   /** A private job's secret and key files (docs/privacy.md); default .gensyn/keys. */
@@ -109,6 +112,8 @@ export type SubmitJobResult = {
   tasks: SubmittedTask[]
   /** A job on its own data: the published data set's hash (dataset.data of its tasks) and size. */
   dataset?: {data: Hex; bytes: number}
+  /** The profiles the job pins (verification.profiles): the only ones whose thresholds judge it in tolerance mode. */
+  profiles?: Hex[]
   /** A private job (docs/privacy.md): its mapping, the mapped data set's hash and the key files written. */
   privacy?: {mapping: string; data?: Hex; keyFiles?: string[]; mappedBytes?: number}
   // The first copy's job, for scripts (`jq .testAccuracy`): its last task.
@@ -160,6 +165,10 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   }
 
   const connection = requireSigner(await connect({...options.connectOptions, needsSigner: true}))
+  if (options.thresholdsFrom?.length) {
+    spec = (await pinPostedProfiles(connection, {spec, posters: options.thresholdsFrom})).spec
+    specs = splitTaskSpecs(spec)
+  }
   if ('source' in spec.dataset) {
     const published = await publishDataset(spec, {baseDir, store: connection.store})
     spec = published.spec
@@ -231,7 +240,16 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
       await writeKeyFile(file, {format: 'gensyn-privacy-key/v1', mapping, key, blockNumber: blockNumber.toString(), blockHash, data, inputShape: spec.model.inputShape, taskIds})
     privacy = {...privacy!, keyFiles}
   }
-  const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId, ...(privacy ? {privacy} : {}), ...(dataset ? {dataset} : {})}
+  const profiles = spec.verification.profiles as Hex[] | undefined
+  const result: SubmitJobResult = {
+    ...summary,
+    ...totals(tasks),
+    tasks,
+    taskId: tasks[specs.length - 1]?.taskId,
+    ...(privacy ? {privacy} : {}),
+    ...(dataset ? {dataset} : {}),
+    ...(profiles?.length ? {profiles} : {}),
+  }
   if (!options.wait) return result
 
   for (const task of tasks) options.onStatus?.(task.taskId!, 0, 'Submitted')

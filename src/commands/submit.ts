@@ -5,6 +5,7 @@ import {parseTaskIds} from '../actors/adoptTasks.js'
 import {submitJob, type SubmitJobResult, type SubmittedTask} from '../actors/submitJob.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
+import {parseAddresses} from '../ui/parseAddresses.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
 import {createMultiProgress, type MultiProgress, type Progress} from '../ui/progress.js'
 import {describeSettle, renderTable} from '../ui/taskView.js'
@@ -23,6 +24,10 @@ export default class Submit extends BaseCommand {
     {
       description: 'A private job (privacy: {mapping: orthogonal}): the data is mapped here, only the mapped set is published, the key stays in .gensyn/keys',
       command: '<%= config.bin %> <%= command.id %> fixtures/jobs/private-mlp.yaml --account 1 --wait',
+    },
+    {
+      description: "Pin the latest thresholds account 0x90F7…b906 profiled and posted for this job's model: tolerance-mode verifiers judge the job by those and no others (repeat the flag to trust several posters)",
+      command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --account 1 --thresholds-from 0x90F79bf6EB2c4f870365E785982E1f101E93b906',
     },
     {description: 'Script it: one JSON object on stdout', command: '<%= config.bin %> <%= command.id %> job.yaml --wait --json | jq .testAccuracy'},
   ]
@@ -43,6 +48,12 @@ export default class Submit extends BaseCommand {
       description: 'A private job (docs/privacy.md): the folder with your secret (created on first use) and the key files written per task (task-<id>.json, for `models get --key`).',
       default: '.gensyn/keys',
     }),
+    'thresholds-from': Flags.string({
+      description:
+        "Trust this poster's profiles (an address; repeat for several, preferred in the order given): before the spec is hashed, pin in verification.profiles the latest profile it posted for the job's model per runtime pair. Tolerance-mode verifiers judge the job only by pinned profiles (docs/verification.md, \"Thresholds are pinned by the job\").",
+      multiple: true,
+      exclusive: ['dry-run'],
+    }),
     backend: backendFlag,
   }
 
@@ -57,6 +68,7 @@ export default class Submit extends BaseCommand {
       count: flags.count,
       taskIds: flags['task-ids'] === undefined ? undefined : parseTaskIds(flags['task-ids']),
       segments: flags.segments,
+      thresholdsFrom: parseAddresses('--thresholds-from', flags['thresholds-from'] ?? []),
       keysDir: flags.keys,
       backend: flags.backend as BackendChoice,
       connectOptions: connectOptionsFrom(flags, true),

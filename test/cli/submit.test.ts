@@ -4,8 +4,16 @@ import {tmpdir} from 'node:os'
 import path from 'node:path'
 
 import {runCommand} from '@oclif/test'
+import type {Hex} from 'viem'
 
+import {loadJobSpec} from '../../src/ml/spec/index.js'
+import {profileJob} from '../../src/pol/index.js'
+import {connect, requireSigner} from '../../src/protocol/connect.js'
+import {getTask} from '../../src/protocol/getTask.js'
+import {loadTaskSpec} from '../../src/protocol/loadTaskSpec.js'
+import {postProfile} from '../../src/protocol/postProfile.js'
 import {repoRoot, runGensyn} from '../helpers/cli.js'
+import {type LocalDevnet, startLocalDevnet} from '../helpers/localDevnet.js'
 
 describe('gensyn submit: input validation', function () {
   this.timeout(60_000)
@@ -92,10 +100,45 @@ describe('gensyn submit: input validation', function () {
     assert.equal(BigInt(result.workUnits), 6n * BigInt(first!.workUnits))
   })
 
+  it('--thresholds-from: refuses a malformed address before any chain, and a dry run, in one line each', async () => {
+    const bad = await runGensyn(['submit', 'fixtures/jobs/smoke-mlp.yaml', '--thresholds-from', '0x1234', '--state-dir', '/nonexistent'])
+    assert.equal(bad.exitCode, 2)
+    assert.equal(String(bad.stderr).trim(), 'Error: --thresholds-from: expected an address (0x followed by 40 hex digits), got "0x1234"')
+    const dry = await runGensyn(['submit', 'fixtures/jobs/smoke-mlp.yaml', '--dry-run', '--thresholds-from', '0x90F79bf6EB2c4f870365E785982E1f101E93b906'])
+    assert.equal(dry.exitCode, 2)
+    assert.equal(String(dry.stderr).trim().split('\n').length, 1)
+    assert.match(String(dry.stderr), /--thresholds-from.*--dry-run|--dry-run.*--thresholds-from/)
+  })
+
   it('refuses to submit without a devnet or --rpc-url, in one line', async () => {
     const run = await runGensyn(['submit', 'fixtures/jobs/mnist-mlp.yaml', '--state-dir', '/nonexistent'])
     assert.notEqual(run.exitCode, 0)
     assert.equal(String(run.stderr).trim().split('\n').length, 1)
     assert.match(String(run.stderr), /devnet/)
+  })
+})
+
+describe('gensyn submit --thresholds-from (real anvil)', function () {
+  this.timeout(120_000)
+  let devnet: LocalDevnet
+
+  before(async () => {
+    devnet = await startLocalDevnet({submitters: 1, solvers: 0, verifiers: 1})
+  })
+  after(() => devnet?.stop())
+
+  it("pins the poster's profile in the spec it puts on chain, and says so in its result", async () => {
+    const poster = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
+    const spec = await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')
+    const {profileHash} = await postProfile(poster, spec, await profileJob({spec, runtimes: ['cpu', 'wasm'], segments: 1}))
+    const {stdout, error} = await runCommand(
+      ['submit', 'fixtures/jobs/smoke-mlp.yaml', '--account', '1', '--thresholds-from', poster.account.address.toLowerCase(), '--state-dir', devnet.stateDir, '--json'],
+      {root: repoRoot},
+    )
+    assert.equal(error, undefined)
+    const result = JSON.parse(stdout) as {taskId: string; profiles: Hex[]}
+    assert.deepEqual(result.profiles, [profileHash])
+    const onChain = await loadTaskSpec(poster, await getTask(poster, BigInt(result.taskId)))
+    assert.deepEqual(onChain.verification.profiles, [profileHash])
   })
 })

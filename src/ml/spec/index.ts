@@ -9,6 +9,7 @@ export {
   jobSpecSchema,
   layerSchema,
   layerTypes,
+  maxPinnedProfiles,
   optimizerSchema,
   privacyMappings,
   type JobSpec,

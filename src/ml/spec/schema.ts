@@ -269,6 +269,9 @@ const proofSchema = z.strictObject({
   checkpointInterval: positiveInt.default(50).describe('k: a checkpoint every k steps (plus step 0 and the last step)'),
 })
 
+/** How many profiles a job may pin (`verification.profiles`): a bound on what a verifier reads per task. */
+export const maxPinnedProfiles = 64
+
 /** The first value that occurs again in `values`, if any. */
 function firstRepeated(values: readonly string[]): string | undefined {
   return values.find((value, index) => values.indexOf(value) !== index)
@@ -278,7 +281,7 @@ const verificationSchema = z.strictObject({
   segments: positiveInt.default(2).describe('how many segments a verifier replays (the final one always included)'),
   profiles: z
     .array(blobHash)
-    .max(64)
+    .max(maxPinnedProfiles)
     .refine((hashes) => firstRepeated(hashes) === undefined, {error: (issue) => `expected each profile hash once, got ${firstRepeated(issue.input as string[])} twice`})
     .optional()
     .describe(
