@@ -20,6 +20,7 @@ import type {ResolvedScenario} from './scenario.js'
 import {type MarketSample, type MarketSampler, startMarketSampler} from './sampleMarket.js'
 import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
 import {postScenarioProfiles} from './postScenarioProfiles.js'
+import {profilePoster} from './profilePoster.js'
 import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
 import {sleep} from '../actors/sleep.js'
 import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
@@ -349,11 +350,13 @@ export function createDevnet(options: DevnetOptions): Devnet {
             const follow = plan.kind === 'follow' ? ['--task-ids', plan.taskIds.join(',')] : []
             // protocol.samples overrides every job's verification.segments (it changes the spec hash: a follow needs it too).
             const samples = scenario.protocol.samples === undefined ? [] : ['--segments', String(scenario.protocol.samples)]
+            // A scenario's profiles bind its jobs only when pinned: pin the poster's (a follow needs it too, for the same hash).
+            const pins = scenario.profile ? ['--thresholds-from', profilePoster(scenario, roster).account.address] : []
             const handle = spawnActor({
               name,
               role: 'submitter',
               account: account.index,
-              args: ['submit', job.path, '--wait', ...count, ...samples, ...follow, '--keys', keysDirOf(account), '--account', String(account.index), ...common()],
+              args: ['submit', job.path, '--wait', ...count, ...samples, ...pins, ...follow, '--keys', keysDirOf(account), '--account', String(account.index), ...common()],
               logDir,
               onJson: (value) => {
                 result = value

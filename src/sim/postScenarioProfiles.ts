@@ -2,6 +2,7 @@ import path from 'node:path'
 
 import {BaseError} from '../errors/base.js'
 import type {RosterEntry} from './actorRoster.js'
+import {profilePoster} from './profilePoster.js'
 import type {ResolvedScenario} from './scenario.js'
 import {exitReason, spawnActor} from './spawnActor.js'
 
@@ -17,15 +18,14 @@ export type PostScenarioProfilesParameters = {
 }
 
 /**
- * Tolerance-mode verifiers judge by thresholds posted on chain: before any actor starts, the first honest
- * verifier profiles each job across the scenario's runtimes and posts them (one `gensyn profile --job --post`
- * process per job, logged like an actor).
+ * Tolerance-mode verifiers judge by the profiles a job pins: before any actor starts, the first honest verifier
+ * profiles each job across the scenario's runtimes and posts them (one `gensyn profile --job --post` process per
+ * job, logged like an actor); the submitters then pin that poster's profiles (createDevnet, `--thresholds-from`).
  *
  * @throws BaseError when the scenario has no honest verifier or a profile fails
  */
 export async function postScenarioProfiles({scenario, profile, roster, logDir, stateDir, env, emit}: PostScenarioProfilesParameters): Promise<void> {
-  const poster = roster.find((entry) => entry.role === 'verifier' && entry.strategy === 'honest')
-  if (!poster) throw new BaseError(`scenario ${scenario.name}: profile: expected an honest verifier to post the thresholds`)
+  const poster = profilePoster(scenario, roster)
   for (const file of new Set(scenario.jobs.map((job) => job.path))) {
     emit({type: 'phase', message: `profiling ${path.basename(file)} across ${profile.runtimes.join(', ')} (${profile.seeds} seeds) and posting its thresholds as ${poster.name}`})
     const args = ['profile', '--job', file, '--post', '--runtimes', profile.runtimes.join(','), '--seeds', String(profile.seeds)]

@@ -49,7 +49,7 @@ const verifierSchema = z.strictObject({
   claimDelayMs: z.number().int().min(0).max(600_000).default(0).describe('milliseconds it waits after first seeing a committed task before claiming it'),
   backend: backendChoice.optional().describe("its TensorFlow.js backend; default the scenario's"),
   /** exact: bit-for-bit replays on the proof's runtime; tolerance: on its own backend, within the posted thresholds (docs/verification.md). */
-  mode: z.enum(['exact', 'tolerance']).default('exact').describe("exact replays bit for bit on the proof's runtime; tolerance replays on its own backend within the thresholds posted on chain (see profile)"),
+  mode: z.enum(['exact', 'tolerance']).default('exact').describe("exact replays bit for bit on the proof's runtime; tolerance replays on its own backend within the thresholds of the profile the job pins (see profile)"),
 })
 export type ScenarioVerifier = z.infer<typeof verifierSchema>
 const honestVerifier: ScenarioVerifier = {strategy: 'honest', colludeWith: [], claimDelayMs: 0, mode: 'exact'}
@@ -79,7 +79,8 @@ export const scenarioSchema = z.strictObject({
   backend: backendChoice.default('wasm').describe('TensorFlow.js backend of every actor without its own (wasm is bit-for-bit repeatable)'),
   /**
    * Before any actor starts, the devnet profiles every job across these runtimes (`gensyn profile --job --post`, as
-   * the first honest verifier) and posts the thresholds that tolerance-mode verifiers judge by.
+   * the first honest verifier) and posts the thresholds; the submitters pin that verifier's profiles in their jobs
+   * (`submit --thresholds-from`), and tolerance-mode verifiers judge by the pinned profiles only.
    */
   profile: z
     .strictObject({
@@ -88,7 +89,7 @@ export const scenarioSchema = z.strictObject({
       segments: z.number().int().min(1).optional().describe('segments replayed per seed (default: all)'),
     })
     .optional()
-    .describe('profile every job across these runtimes and post its tolerance thresholds before the actors start'),
+    .describe('profile every job across these runtimes and post its tolerance thresholds before the actors start; the submitters pin them'),
   actors: z
     .strictObject({
       submitters: z.number().int().min(1).max(50).default(1).describe('how many submitter accounts post the jobs (round robin)'),

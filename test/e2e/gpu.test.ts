@@ -41,6 +41,13 @@ async function verifierEvents(stateDir: string): Promise<{type?: string}[]> {
   return out
 }
 
+/** The last JSON object a devnet process (`<stateDir>/logs/<name>.log`) printed. */
+async function lastJson<T>(stateDir: string, name: string): Promise<T> {
+  const lines = (await readFile(path.join(stateDir, 'logs', `${name}.log`), 'utf8')).split('\n').filter((line) => line.startsWith('{'))
+  assert.ok(lines.length > 0, `no JSON in ${name}.log`)
+  return JSON.parse(lines.at(-1)!) as T
+}
+
 /** The verdicts the verifiers posted. */
 async function verdicts(stateDir: string): Promise<Verdict[]> {
   return (await verifierEvents(stateDir)).filter((event): event is Verdict => event.type === 'verdict')
@@ -60,9 +67,12 @@ describe('devnet with solvers on webgpu and verifiers on wasm (tolerance mode)',
     await rm(stateDir, {recursive: true, force: true})
   })
 
-  it('gpu-solver: a webgpu-trained proof is accepted by a wasm verifier within the posted thresholds, money conserved', async () => {
+  it('gpu-solver: a webgpu-trained proof is accepted by a wasm verifier within the thresholds the job pinned, money conserved', async () => {
     const report = await settleScenario('gpu-solver', stateDir)
     assert.equal(report.conservation.ok, true)
+    // the job pinned exactly the profile the devnet's poster published: thresholds bind a job only through its pin
+    const {posted} = await lastJson<{posted: {profileHash: Hex}}>(stateDir, 'profile-smoke-mlp')
+    assert.deepEqual((await lastJson<{profiles?: Hex[]}>(stateDir, 'submitter-1')).profiles, [posted.profileHash])
     const [verdict, ...others] = await verdicts(stateDir)
     assert.equal(others.length, 0)
     assert.equal(verdict?.accepted, true)
