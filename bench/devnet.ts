@@ -1,4 +1,4 @@
-import {mkdtemp, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {createInterface} from 'node:readline'
@@ -8,7 +8,12 @@ import {execa} from 'execa'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-export type DevnetTimings = {scenario: string; contractsDeployed: number; actorsReady: number; firstSettled: number; exited: number}
+import type {GasByPhase} from '../src/sim/report/types.js'
+
+/** The run's gas per protocol phase, from its report (docs/report.md), and how many tasks it settled. */
+export type DevnetGas = {phases: GasByPhase; settledTasks: number}
+
+export type DevnetTimings = {scenario: string; contractsDeployed: number; actorsReady: number; firstSettled: number; exited: number; gas: DevnetGas}
 
 /**
  * Wall-clock seconds from spawning `gensyn devnet up` to each milestone it prints, for one real run of a
@@ -36,6 +41,8 @@ export async function benchDevnet(scenario = 'fixtures/scenarios/smoke.yaml'): P
     const result = await child
     marks.exited = since()
     if (result.exitCode !== 0) throw new Error(`devnet up exited with ${result.exitCode}: ${String(result.stderr).slice(-500)}`)
+    const report = JSON.parse(await readFile(path.join(stateDir, 'report.json'), 'utf8')) as {tasks: {status: string}[]; history?: {gas: GasByPhase}}
+    marks.gas = {phases: report.history?.gas ?? [], settledTasks: report.tasks.filter((task) => task.status === 'Settled').length}
     return marks as DevnetTimings
   } finally {
     await rm(stateDir, {recursive: true, force: true})

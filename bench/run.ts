@@ -1,6 +1,7 @@
 // `npm run bench`: every figure is measured side by side in this one run, on this machine.
 //  1. solver training steps/s with proof checkpointing vs a plain tfjs loop on the same job (a ratio);
-//  2. seconds from `gensyn devnet up` to the first settled task (the smoke scenario, real processes);
+//  2. seconds from `gensyn devnet up` to the first settled task (the smoke scenario, real processes), and that
+//     run's gas per protocol phase per settled task, against issue 18's 400k target for the honest lifecycle;
 //  3. the proof's cost on the character transformer: trainJob with checkpoints against the same steps without;
 //  4. training steps/s per backend (wasm, cpu, webgpu where an adapter is found) for each fixture model.
 import os from 'node:os'
@@ -34,6 +35,12 @@ console.log(`contracts deployed      ${devnet.contractsDeployed.toFixed(1).padSt
 console.log(`actors ready            ${devnet.actorsReady.toFixed(1).padStart(6)}`)
 console.log(`first task settled      ${devnet.firstSettled.toFixed(1).padStart(6)}`)
 console.log(`exited with the report  ${devnet.exited.toFixed(1).padStart(6)}`)
+// Issue 18's yardstick: an honest task's whole lifecycle (submit, claim, commit, verify, settle) in at most 400k gas.
+const perTask = (gas: string) => (devnet.gas.settledTasks === 0 ? 0n : BigInt(gas) / BigInt(devnet.gas.settledTasks))
+console.log(`gas per phase, per settled task (${devnet.gas.settledTasks} settled; target for the honest lifecycle: 400,000 in all)`)
+for (const {phase, gas, transactions} of devnet.gas.phases) console.log(`${phase.padEnd(18)} ${perTask(gas).toLocaleString('en').padStart(10)}  (${transactions} transactions)`)
+const lifecycle = devnet.gas.phases.filter(({phase}) => phase !== 'other').reduce((sum, {gas}) => sum + perTask(gas), 0n)
+console.log(`${'lifecycle'.padEnd(18)} ${lifecycle.toLocaleString('en').padStart(10)}`)
 
 const proof = await benchProofOverhead(['fixtures/jobs/sums-transformer.yaml'])
 console.log(`\n3. the proof's cost on ${proof.runtime} (median of 3, steps/s)`)
