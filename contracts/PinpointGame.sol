@@ -102,6 +102,8 @@ contract PinpointGame is IPinpointGame {
         uint64 hi;
         uint64 step;
         uint64 previousOfTask;
+        /// a committee opened in this block is drawn from the hash of the next one (0: none pending)
+        uint64 drawAnchor;
         bytes32 loHash;
         bytes32 proverHi;
         bytes32 challengerHi;
@@ -158,6 +160,8 @@ contract PinpointGame is IPinpointGame {
     ///         maxOnchainElements, or shapes that do not fit the data): escalate to the committee.
     error NotDecidableOnchain(string kernel);
     error NotCommitteeMember(uint256 id, address caller);
+    error CommitteeNotDrawn(uint256 id, uint64 drawableFromBlock);
+    error CommitteeAlreadyDrawn(uint256 id);
     error AlreadyVoted(uint256 id, address member);
     error InvalidChoice(uint8 choice);
 
@@ -195,6 +199,9 @@ contract PinpointGame is IPinpointGame {
     event Escalated(uint256 indexed id, address indexed party);
     /// @notice A round's deadline passed (`timeout`), in `phase`.
     event TimedOut(uint256 indexed id, Phase phase);
+    /// @notice A committee is due: `drawCommittee` (anyone) draws it from blockhash(`anchor` + 1), a block nobody
+    ///         knew when it was opened. A draw left past the EVM's 256-block window re-anchors to its own block.
+    event CommitteeOpened(uint256 indexed id, Question question, uint32 element, uint64 anchor);
     event CommitteeDrawn(uint256 indexed id, address[] members, Question question, uint32 element, uint64 deadline);
     event Voted(uint256 indexed id, address indexed member, uint8 choice);
     event DisputeResolved(uint256 indexed id, Outcome outcome, uint32 rounds, Resolution reason);
@@ -403,6 +410,7 @@ contract PinpointGame is IPinpointGame {
     function vote(uint256 id, uint8 choice) external {
         Dispute storage d = _disputes[id];
         _requirePhase(id, d, Phase.Committee);
+        if (d.drawAnchor != 0) revert CommitteeNotDrawn(id, d.drawAnchor + 2);
         if (block.number > d.deadline) revert DeadlinePassed(id, d.deadline);
         if (choice < VOTE_PROVER || choice > VOTE_NEITHER) revert InvalidChoice(choice);
         Seat[] storage seats = _committees[id];
@@ -670,45 +678,100 @@ contract PinpointGame is IPinpointGame {
 
     // ---------------------------------------------------------------- internals: committee
 
-    /// @dev Draws the committee (docs/disputes.md, "Committee") and opens the vote; none eligible -> Void.
-    function _openCommittee(uint256 id, Dispute storage d, Question question, uint32 element) private {
-        d.question = question;
-        d.element = element;
-        address[] memory members = _draw(id, d);
+    /// @notice Anyone draws a pending committee once the block after its anchor exists: members are drawn from
+    ///         blockhash(anchor + 1), weighted by free stake (docs/disputes.md, "Committee"); the vote opens for
+    ///         `committeeTimeoutBlocks`. No eligible member: the dispute resolves Void. Past the 256-block window the
+    ///         anchor moves to this block instead (draw again after the next one).
+    function drawCommittee(uint256 id) external {
+        Dispute storage d = _disputes[id];
+        _requirePhase(id, d, Phase.Committee);
+        uint64 anchor = d.drawAnchor;
+        if (anchor == 0) revert CommitteeAlreadyDrawn(id);
+        if (block.number <= uint256(anchor) + 1) revert CommitteeNotDrawn(id, anchor + 2);
+        bytes32 seed = blockhash(uint256(anchor) + 1);
+        if (seed == bytes32(0)) {
+            _anchorCommittee(id, d);
+            return;
+        }
+        d.drawAnchor = 0;
+        address[] memory members = _draw(id, d, seed);
         Seat[] storage seats = _committees[id];
         for (uint256 k = 0; k < members.length; k++) {
             seats.push(Seat(members[k], 0));
         }
         uint64 deadline = uint64(block.number) + d.committeeTimeoutBlocks;
-        d.phase = Phase.Committee;
         d.deadline = deadline;
-        emit CommitteeDrawn(id, members, question, element, deadline);
+        emit CommitteeDrawn(id, members, d.question, d.element, deadline);
         if (members.length == 0) _resolve(id, d, Outcome.Void, Resolution.Void);
     }
 
-    /// @dev Walks at most MAX_DRAW_WALK entries of the registry's verifier list from `seed % count`, taking each
-    ///      VERIFIER with free stake >= verifierStake that is not a party or `excluded`, until committeeSize.
-    function _draw(uint256 id, Dispute storage d) private view returns (address[] memory members) {
-        Params memory p = config.params();
-        uint256 count = registry.verifierCount();
-        members = new address[](p.committeeSize);
-        uint256 taken = 0;
-        if (count > 0) {
-            uint256 seed = uint256(keccak256(abi.encode(blockhash(block.number - 1), id)));
-            uint256 start = seed % count;
-            uint256 walk = count < MAX_DRAW_WALK ? count : MAX_DRAW_WALK;
-            for (uint256 k = 0; k < walk && taken < members.length; k++) {
-                address account = registry.verifierAt((start + k) % count);
-                if (account == d.prover || account == d.challenger || account == d.excluded) continue;
-                if (!registry.hasRoles(account, VERIFIER_ROLE)) continue;
-                (uint256 free,,,) = registry.stakeOf(account);
-                if (free < p.verifierStake) continue;
-                members[taken++] = account;
+    /// @dev Opens the committee phase; the members are drawn later, from a block the caller cannot know
+    ///      (`drawCommittee`), so no party picks its committee by picking its block.
+    function _openCommittee(uint256 id, Dispute storage d, Question question, uint32 element) private {
+        d.question = question;
+        d.element = element;
+        d.phase = Phase.Committee;
+        _anchorCommittee(id, d);
+    }
+
+    /// @dev Anchors the draw at this block; the deadline leaves the draw block plus a full vote. A committee nobody
+    ///      draws by then resolves on `timeout` with no votes (Void).
+    function _anchorCommittee(uint256 id, Dispute storage d) private {
+        uint64 anchor = uint64(block.number);
+        d.drawAnchor = anchor;
+        d.deadline = anchor + 1 + d.committeeTimeoutBlocks;
+        emit CommitteeOpened(id, d.question, d.element, anchor);
+    }
+
+    /// @dev Walks at most MAX_DRAW_WALK entries of the registry's verifier list from `seed % count`; each VERIFIER
+    ///      with free stake >= verifierStake that is not a party or `excluded` is a candidate weighing its free
+    ///      stake. Seats are drawn without replacement, each with probability proportional to weight, so a
+    ///      thousand empty sybil registrations weigh nothing and a packer must stake what it wants to win.
+    function _draw(uint256 id, Dispute storage d, bytes32 seed) private view returns (address[] memory members) {
+        (address[] memory candidates, uint256[] memory weights, uint256 total) = _candidates(d, uint256(seed));
+        uint256 size = config.params().committeeSize;
+        if (size > candidates.length) size = candidates.length;
+        members = new address[](size);
+        for (uint256 k = 0; k < size; k++) {
+            uint256 r = uint256(keccak256(abi.encode(seed, id, k))) % total;
+            uint256 c = 0;
+            while (r >= weights[c]) {
+                r -= weights[c];
+                c++;
             }
+            members[k] = candidates[c];
+            total -= weights[c];
+            weights[c] = 0;
         }
-        // Shrink the array to the members taken.
+    }
+
+    /// @dev The eligible entries of the walk and their weights (free stake), and the weights' sum.
+    function _candidates(Dispute storage d, uint256 seed)
+        private
+        view
+        returns (address[] memory candidates, uint256[] memory weights, uint256 total)
+    {
+        uint256 count = registry.verifierCount();
+        uint256 walk = count < MAX_DRAW_WALK ? count : MAX_DRAW_WALK;
+        candidates = new address[](walk);
+        weights = new uint256[](walk);
+        uint256 minimum = config.params().verifierStake;
+        uint256 taken = 0;
+        for (uint256 k = 0; k < walk; k++) {
+            address account = registry.verifierAt((seed % count + k) % count);
+            if (account == d.prover || account == d.challenger || account == d.excluded) continue;
+            if (!registry.hasRoles(account, VERIFIER_ROLE)) continue;
+            (uint256 free,,,) = registry.stakeOf(account);
+            if (free < minimum || free == 0) continue;
+            candidates[taken] = account;
+            weights[taken] = free;
+            total += free;
+            taken++;
+        }
+        // Shrink both arrays to the candidates taken.
         assembly {
-            mstore(members, taken)
+            mstore(candidates, taken)
+            mstore(weights, taken)
         }
     }
 

@@ -19,9 +19,12 @@ uint8 constant WHISTLEBLOWER_ROLE = 4;
 ///      Slashing never moves ether: it moves locked stake of one account into the free stake of another
 ///      (the winner or the treasury), who can then unbond and withdraw it, or into `totalBurned`.
 ///
-///      Every account that ever gained the VERIFIER role is listed (`verifierCount`, `verifierAt`) in the order
-///      it gained it, so that a dispute game can draw a committee on chain; roles are never removed, so the
-///      list only grows. WHISTLEBLOWER accounts announce whether they are currently watching tasks
+///      The VERIFIER accounts whose stake (free + locked) is at least `minimumVerifierStake` are listed
+///      (`verifierCount`, `verifierAt`), so that a dispute game can draw a committee on chain from staked accounts
+///      only: an account is listed when its stake reaches the minimum (a registration, a deposit, a slash's winner
+///      share) and delisted (swap and pop) when it falls below (an unbond request, a slash, a burn). Locking and
+///      unlocking move stake between free and locked and leave the list alone. An empty registration is never
+///      listed, so a committee cannot be packed with free sybil accounts (docs/security.md, finding 4). WHISTLEBLOWER accounts announce whether they are currently watching tasks
 ///      (`setWhistleblowing`); `activeWhistleblowers` counts those that are.
 contract RoleRegistry {
     // ---------------------------------------------------------------- roles
@@ -62,6 +65,8 @@ contract RoleRegistry {
     event Burned(address indexed from, uint256 amount);
     /// @notice `account` was appended to the verifier list at `index` (the first time it gained VERIFIER).
     event VerifierListed(address indexed account, uint256 index);
+    /// @notice `account`'s stake fell below `minimumVerifierStake`: it left the verifier list.
+    event VerifierDelisted(address indexed account);
     /// @param active whether the account now watches tasks; `count` is `activeWhistleblowers` after the change
     event WhistleblowingSet(address indexed account, bool active, uint256 count);
 
@@ -76,6 +81,8 @@ contract RoleRegistry {
     address public immutable owner;
     address public immutable treasury;
     uint64 public immutable unbondingDelay;
+    /// @notice The stake (free + locked) a VERIFIER account needs to be listed for committee draws (at least 1 wei).
+    uint256 public immutable minimumVerifierStake;
 
     address public market;
     uint256 public totalStaked;
@@ -88,12 +95,15 @@ contract RoleRegistry {
     mapping(address => uint8) private _roles;
     mapping(address => bool) private _whistleblowing;
     address[] private _verifiers;
+    /// @dev account => its index in `_verifiers` plus one (0: not listed).
+    mapping(address => uint256) private _listedAt;
 
-    constructor(uint64 unbondingDelay_, address treasury_) {
+    constructor(uint64 unbondingDelay_, address treasury_, uint256 minimumVerifierStake_) {
         if (treasury_ == address(0)) revert ZeroAddress();
         owner = msg.sender;
         treasury = treasury_;
         unbondingDelay = unbondingDelay_;
+        minimumVerifierStake = minimumVerifierStake_ == 0 ? 1 : minimumVerifierStake_;
     }
 
     modifier onlyOwner() {
@@ -125,12 +135,8 @@ contract RoleRegistry {
         uint8 updated = previous | roles;
         _roles[msg.sender] = updated;
         emit Registered(msg.sender, updated);
-        // Roles are only ever added, so this is the one moment the account becomes a verifier.
-        if (previous & VERIFIER == 0 && updated & VERIFIER != 0) {
-            _verifiers.push(msg.sender);
-            emit VerifierListed(msg.sender, _verifiers.length - 1);
-        }
         if (msg.value > 0) _deposit(msg.sender, msg.value);
+        else if (previous & VERIFIER == 0 && updated & VERIFIER != 0) _relist(msg.sender);
     }
 
     /// @notice Adds the ether sent to the caller's free stake.
@@ -171,6 +177,7 @@ contract RoleRegistry {
         s.unbonding += amount;
         s.releaseAt = releaseAt;
         emit UnbondRequested(msg.sender, amount, releaseAt);
+        _relist(msg.sender);
     }
 
     /// @notice Pays out the caller's whole unbonding amount once its release time has come.
@@ -214,6 +221,8 @@ contract RoleRegistry {
         s.locked -= amount;
         _stakes[to].free += amount;
         emit Slashed(from, to, amount);
+        _relist(from);
+        _relist(to);
     }
 
     /// @notice Burns `amount` of `from`'s locked stake: it leaves `totalStaked` for `totalBurned`, and the ether
@@ -225,6 +234,7 @@ contract RoleRegistry {
         totalStaked -= amount;
         totalBurned += amount;
         emit Burned(from, amount);
+        _relist(from);
     }
 
     // ---------------------------------------------------------------- views
@@ -233,12 +243,12 @@ contract RoleRegistry {
         return _whistleblowing[account];
     }
 
-    /// @notice Number of accounts that ever gained the VERIFIER role.
+    /// @notice Number of listed verifiers (VERIFIER, stake >= minimumVerifierStake).
     function verifierCount() external view returns (uint256) {
         return _verifiers.length;
     }
 
-    /// @notice The `index`-th account to gain the VERIFIER role (0-based).
+    /// @notice The `index`-th listed verifier (0-based; delisting moves the last one into the gap).
     function verifierAt(uint256 index) external view returns (address) {
         if (index >= _verifiers.length) revert IndexOutOfRange(index, _verifiers.length);
         return _verifiers[index];
@@ -269,6 +279,26 @@ contract RoleRegistry {
         _stakes[account].free += amount;
         totalStaked += amount;
         emit Deposited(account, amount);
+        _relist(account);
+    }
+
+    /// @dev Lists `account` when it is a VERIFIER whose free + locked stake reaches the minimum, delists it when not.
+    function _relist(address account) private {
+        Stake storage s = _stakes[account];
+        bool eligible = _roles[account] & VERIFIER != 0 && s.free + s.locked >= minimumVerifierStake;
+        uint256 at = _listedAt[account];
+        if (eligible && at == 0) {
+            _verifiers.push(account);
+            _listedAt[account] = _verifiers.length;
+            emit VerifierListed(account, _verifiers.length - 1);
+        } else if (!eligible && at != 0) {
+            address last = _verifiers[_verifiers.length - 1];
+            _verifiers[at - 1] = last;
+            _listedAt[last] = at;
+            _verifiers.pop();
+            _listedAt[account] = 0;
+            emit VerifierDelisted(account);
+        }
     }
 
     /// @dev Push payment after all effects. A recipient that rejects ether makes the whole call revert.

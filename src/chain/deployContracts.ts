@@ -150,11 +150,13 @@ export async function deployContracts({publicClient, walletClient, params = {}}:
   }
   const unbondingDelay = params.unbondingDelay ?? defaultDeployParams.unbondingDelay
   const treasury = params.treasury ?? walletClient.account.address
+  // A verifier is listed for committee draws once it stakes what one verification locks (docs/security.md, finding 4).
+  const minimumVerifierStake = overrides.verifierStake ?? defaultProtocolParams.verifierStake
 
   const registry = deployedAddress(
     await send(
       'RoleRegistry deployment',
-      await walletClient.deployContract({abi: roleRegistryAbi, bytecode: roleRegistryBytecode, args: [unbondingDelay, treasury]}),
+      await walletClient.deployContract({abi: roleRegistryAbi, bytecode: roleRegistryBytecode, args: [unbondingDelay, treasury, minimumVerifierStake]}),
     ),
     'RoleRegistry',
   )

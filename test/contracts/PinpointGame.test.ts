@@ -35,6 +35,7 @@ import {
   normalize,
   receiptOf,
   registryWrite,
+  snapshotChain,
   useChain,
   write,
 } from './helpers/chain.js'
@@ -233,6 +234,7 @@ describe('PinpointGame (on anvil)', function () {
     hi: bigint
     step: bigint
     previousOfTask: bigint
+    drawAnchor: bigint
     loHash: Hex
     proverHi: Hex
     challengerHi: Hex
@@ -253,6 +255,13 @@ describe('PinpointGame (on anvil)', function () {
   async function setParams(change: Record<string, unknown>): Promise<void> {
     const params = await ctx.publicClient.readContract({address: config, abi: protocolConfigAbi, functionName: 'params'})
     await write(ctx, ctx.actors.deployer, config, protocolConfigAbi, 'setParams', [{...params, ...change}])
+  }
+
+  /** Draws a pending committee: mines the block its seed comes from, then anyone (the deployer) draws. */
+  async function draw(id: bigint, address: Address = game): Promise<Sent> {
+    const {drawAnchor} = await dispute(id, address)
+    await mineUntilNext(drawAnchor + 2n)
+    return send(ctx.actors.deployer, 'drawCommittee', [id], address)
   }
 
   /** Mines blocks until the next transaction lands in block `block`. */
@@ -593,12 +602,11 @@ describe('PinpointGame (on anvil)', function () {
         const s = scenario({start: 0n, end: 1n, step: 0n, ops: chain.ops, proverOutputs: chain.outputs, challengerOps: other.ops, challengerOutputs: other.outputs})
         const {id} = await open(s)
         const [, second] = await postRound(id, s)
-        const drawn = only(second!.events, 'CommitteeDrawn')
-        assert.equal(drawn.question, Question.Graph)
-        assert.equal(drawn.element, 0)
+        const opened = only(second!.events, 'CommitteeOpened')
+        assert.deepEqual(opened, {id, question: Question.Graph, element: 0, anchor: second!.receipt.blockNumber})
         const d = await dispute(id)
-        assert.deepEqual([d.phase, d.question, d.element, d.rounds], [Phase.Committee, Question.Graph, 0, 1])
-        assert.equal(d.deadline, second!.receipt.blockNumber + COMMITTEE_ROUND)
+        assert.deepEqual([d.phase, d.question, d.element, d.rounds, d.drawAnchor], [Phase.Committee, Question.Graph, 0, 1, second!.receipt.blockNumber])
+        assert.equal(d.deadline, second!.receipt.blockNumber + 1n + COMMITTEE_ROUND)
         assert.equal(await read('currentIndex', [id]), 0n)
       })
     }
@@ -626,8 +634,8 @@ describe('PinpointGame (on anvil)', function () {
       assert.equal(s.proverTrace.finalCommitment, initialCommitment(agreedState(0n), 0n))
       const {id} = await open(s)
       const [, second] = await postRound(id, s)
-      const drawn = only(second!.events, 'CommitteeDrawn')
-      assert.deepEqual([drawn.question, drawn.element], [Question.StateAssembly, 1])
+      const opened = only(second!.events, 'CommitteeOpened')
+      assert.deepEqual([opened.question, opened.element], [Question.StateAssembly, 1])
       const d = await dispute(id)
       assert.deepEqual([d.phase, d.question, d.element, d.lo, d.hi, d.rounds], [Phase.Committee, Question.StateAssembly, 1, 0n, 1n, 1])
     })
@@ -669,8 +677,8 @@ describe('PinpointGame (on anvil)', function () {
       const s = scenario({start: 0n, end: 1n, step: 0n, ops: chain.ops, proverOutputs: chain.outputs, challengerOutputs: chain.outputs})
       const {id} = await open(s)
       const sent = await playUntil(id, s, Phase.Committee)
-      const drawn = only(sent.at(-1)!.events, 'CommitteeDrawn')
-      assert.deepEqual([drawn.question, drawn.element], [Question.StateAssembly, 6])
+      const opened = only(sent.at(-1)!.events, 'CommitteeOpened')
+      assert.deepEqual([opened.question, opened.element], [Question.StateAssembly, 6])
       const d = await dispute(id)
       assert.deepEqual([d.lo, d.hi, d.element, d.question], [5n, 6n, 6, Question.StateAssembly])
       assert.equal(await read('currentIndex', [id]), 6n)
@@ -752,10 +760,11 @@ describe('PinpointGame (on anvil)', function () {
       const sent = await send(ctx.actors.deployer, 'timeout', [id])
       assert.deepEqual(
         sent.events.map((e) => e.eventName),
-        ['TimedOut', 'CommitteeDrawn'],
+        ['TimedOut', 'CommitteeOpened'],
       )
-      const drawn = only(sent.events, 'CommitteeDrawn')
-      assert.deepEqual([drawn.question, drawn.element, drawn.deadline], [Question.Operator, element, sent.receipt.blockNumber + COMMITTEE_ROUND])
+      const opened = only(sent.events, 'CommitteeOpened')
+      assert.deepEqual([opened.question, opened.element, opened.anchor], [Question.Operator, element, sent.receipt.blockNumber])
+      assert.equal((await dispute(id)).deadline, sent.receipt.blockNumber + 1n + COMMITTEE_ROUND)
       const d = await dispute(id)
       assert.deepEqual([d.phase, d.question, d.element, d.rounds, d.outcome], [Phase.Committee, Question.Operator, element, rounds, Outcome.None])
     })
@@ -764,31 +773,52 @@ describe('PinpointGame (on anvil)', function () {
   // ================================================================ committee
 
   describe('committee', () => {
-    /** A dispute whose committee is drawn (question Graph) by the second header post. */
+    /** A dispute whose committee (question Graph) the second header post opened; `sent` is the draw. */
     async function toCommittee(options: {excluded?: Address} = {}): Promise<{id: bigint; sent: Sent}> {
+      const id = await toOpenCommittee(options)
+      return {id, sent: await draw(id)}
+    }
+
+    /** A dispute whose committee the second header post opened and nobody has drawn yet. */
+    async function toOpenCommittee(options: {excluded?: Address; address?: Address} = {}): Promise<bigint> {
       const chain = negChain(4)
       const other = negChain(5)
       const s = scenario({start: 0n, end: 1n, step: 0n, ops: chain.ops, proverOutputs: chain.outputs, challengerOps: other.ops, challengerOutputs: other.outputs})
       const {id} = await open(s, options)
-      const [, second] = await postRound(id, s)
-      return {id, sent: second!}
+      await postRound(id, s, 'prover', options.address)
+      await postRound(id, s, 'challenger', options.address)
+      return id
     }
 
-    /** The draw of docs/disputes.md, in TypeScript: who the committee must be for this seed block hash. */
-    async function predictCommittee(id: bigint, seedBlockHash: Hex, excluded: Address[], registry: Address = ctx.system.registry): Promise<Address[]> {
+    /**
+     * The draw of docs/disputes.md, in TypeScript: who the committee must be for this seed (the hash of the block
+     * after the anchor). The walk starts at seed % count; each seat is drawn by weight (free stake).
+     */
+    async function predictCommittee(id: bigint, seed: Hex, excluded: Address[], registry: Address = ctx.system.registry): Promise<Address[]> {
       const params = await ctx.publicClient.readContract({address: config, abi: protocolConfigAbi, functionName: 'params'})
       const count = await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'verifierCount'})
-      const seed = BigInt(keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'uint256'}], [seedBlockHash, id])))
-      const members: Address[] = []
-      const start = seed % count
+      const candidates: Address[] = []
+      const weights: bigint[] = []
+      const start = BigInt(seed) % count
       const walk = count < 64n ? count : 64n
-      for (let k = 0n; k < walk && members.length < params.committeeSize; k++) {
+      for (let k = 0n; k < walk; k++) {
         const account = getAddress(await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'verifierAt', args: [(start + k) % count]}))
         if (excluded.includes(account)) continue
         if (!(await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'hasRoles', args: [account, VERIFIER]}))) continue
         const [free] = await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'stakeOf', args: [account]})
-        if (free < params.verifierStake) continue
-        members.push(account)
+        if (free < params.verifierStake || free === 0n) continue
+        candidates.push(account)
+        weights.push(free)
+      }
+      let total = weights.reduce((sum, weight) => sum + weight, 0n)
+      const members: Address[] = []
+      for (let k = 0n; k < BigInt(Math.min(params.committeeSize, candidates.length)); k++) {
+        let r = BigInt(keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'uint256'}, {type: 'uint256'}], [seed, id, k]))) % total
+        let c = 0
+        while (r >= weights[c]!) r -= weights[c++]!
+        members.push(candidates[c]!)
+        total -= weights[c]!
+        weights[c] = 0n
       }
       return members
     }
@@ -803,33 +833,34 @@ describe('PinpointGame (on anvil)', function () {
       assert.deepEqual((await committeeOf(id)).votes, [0, 0, 0, 0])
     })
 
-    it('walks the verifier list from seed % count and takes the first committeeSize eligible accounts', async () => {
+    it('draws from blockhash(anchor + 1), by stake, the same whichever later block the draw is sent in', async () => {
+      const parties = [prover().address, challenger().address, ctx.actors.verifier.address]
       for (let attempt = 0; attempt < 3; attempt++) {
-        const chain = negChain(4)
-        const other = negChain(5)
-        const s = scenario({start: 0n, end: 1n, step: 0n, ops: chain.ops, proverOutputs: chain.outputs, challengerOps: other.ops, challengerOutputs: other.outputs})
-        const {id} = await open(s)
-        await postRound(id, s, 'prover')
+        const id = await toOpenCommittee()
+        const {drawAnchor} = await dispute(id)
         await ctx.test.mine({blocks: attempt + 1})
-        const head = await ctx.publicClient.getBlock()
-        const expected = await predictCommittee(id, head.hash, [prover().address, challenger().address, ctx.actors.verifier.address])
-        const [sent] = await postRound(id, s, 'challenger')
-        assert.equal(sent!.receipt.blockNumber, head.number + 1n)
+        const seed = (await ctx.publicClient.getBlock({blockNumber: drawAnchor + 1n})).hash
+        const expected = await predictCommittee(id, seed, parties)
+        const sent = await send(ctx.actors.deployer, 'drawCommittee', [id])
         assert.equal(expected.length, 3)
         assert.deepEqual((await committeeOf(id)).members, expected)
+        assert.deepEqual(only(sent.events, 'CommitteeDrawn').deadline, sent.receipt.blockNumber + COMMITTEE_ROUND)
+        assert.equal((await dispute(id)).drawAnchor, 0n)
       }
     })
 
     it('looks at no more than 64 entries of the verifier list', async function () {
-      this.timeout(120_000)
-      // A bare registry whose 70 verifiers are unstaked except four at the end (indices 66..69).
-      const registry = await deployBareRegistry(ctx, {market: ctx.actors.marketEoa})
+      this.timeout(180_000)
+      // A bare registry whose 70 listed verifiers hold the listing minimum (0.1 ether), below the verifier stake a
+      // committee seat needs, except four at the end (indices 66..69).
+      const registry = await deployBareRegistry(ctx, {market: ctx.actors.marketEoa, minimumVerifierStake: parseEther('0.1')})
       const bare = await deployGame(opener().address, registry, config)
       for (let k = 0; k < 66; k++) {
         const account = privateKeyToAccount(label(`filler ${k}`))
         await ctx.test.setBalance({address: account.address, value: parseEther('1')})
         const clients = await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, privateKey: label(`filler ${k}`), pollingInterval: 10})
-        const hash = await clients.walletClient.writeContract({address: registry, abi: roleRegistryAbi, functionName: 'register', args: [VERIFIER]})
+        ctx.tracked.add(account.address)
+        const hash = await clients.walletClient.writeContract({address: registry, abi: roleRegistryAbi, functionName: 'register', args: [VERIFIER], value: parseEther('0.1')})
         await receiptOf(ctx.publicClient, hash)
       }
       const staked = [ctx.actors.verifier2, extra.x1, extra.x2, extra.x3]
@@ -837,28 +868,103 @@ describe('PinpointGame (on anvil)', function () {
       assert.equal(await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'verifierCount'}), 70n)
       await checkInvariants(ctx)
 
-      const chain = negChain(4)
-      const other = negChain(5)
-      const s = scenario({start: 0n, end: 1n, step: 0n, ops: chain.ops, proverOutputs: chain.outputs, challengerOps: other.ops, challengerOutputs: other.outputs})
-      // Mining for a suitable seed can take more blocks than the default round timeout.
-      await setParams({roundTimeoutBlocks: 100_000})
-      const {id} = await open(s, {address: bare})
-      await postRound(id, s, 'prover', bare)
-      // Mine until the draw's window (start .. start + 63, mod 70) leaves out some staked verifier but not all.
+      // Waiting for a suitable seed can take more blocks than the default round timeout.
+      await setParams({roundTimeoutBlocks: 100_000, committeeTimeoutBlocks: 100_000})
+      const id = await toOpenCommittee({address: bare})
+      const {drawAnchor} = await dispute(id, bare)
+      // Re-mine block anchor + 1 (rolled back, another timestamp) until the draw's window (start .. start + 63, mod
+      // 70) leaves out some staked verifier but not all.
       const countIn = (start: bigint) => [66n, 67n, 68n, 69n].filter((index) => (index - start + 70n) % 70n < 64n).length
-      for (;;) {
-        const head = await ctx.publicClient.getBlock()
-        const seed = BigInt(keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'uint256'}], [head.hash, id])))
-        const inWindow = countIn(seed % 70n)
+      const {timestamp} = await ctx.publicClient.getBlock()
+      for (let attempt = 1n; ; attempt++) {
+        const rollBack = await snapshotChain(ctx)
+        await ctx.test.setNextBlockTimestamp({timestamp: timestamp + attempt})
+        await ctx.test.mine({blocks: 1})
+        const seed = (await ctx.publicClient.getBlock({blockNumber: drawAnchor + 1n})).hash
+        const inWindow = countIn(BigInt(seed) % 70n)
         if (inWindow > 0 && inWindow < 4) {
-          const expected = await predictCommittee(id, head.hash, [prover().address, challenger().address, ctx.actors.verifier.address], registry)
+          const expected = await predictCommittee(id, seed, [prover().address, challenger().address, ctx.actors.verifier.address], registry)
           assert.equal(expected.length, Math.min(3, inWindow))
-          await postRound(id, s, 'challenger', bare)
+          await send(ctx.actors.deployer, 'drawCommittee', [id], bare)
           assert.deepEqual((await committeeOf(id, bare)).members, expected)
           return
         }
-        await ctx.test.mine({blocks: 1})
+        await rollBack()
       }
+    })
+
+    it('drawCommittee: not before the block after the anchor, once, only in Committee; nobody votes before the draw', async () => {
+      const opening = negChain(4)
+      const s = scenario({start: 0n, end: 1n, step: 0n, ops: opening.ops, proverOutputs: opening.outputs, challengerOps: negChain(5).ops, challengerOutputs: negChain(5).outputs})
+      const {id} = await open(s)
+      await expectRevert(write(ctx, ctx.actors.deployer, game, pinpointGameAbi, 'drawCommittee', [id]), 'WrongPhase', [id, Phase.TraceHeader])
+      await postRound(id, s)
+      const {drawAnchor} = await dispute(id)
+      await expectRevert(write(ctx, ctx.actors.deployer, game, pinpointGameAbi, 'drawCommittee', [id]), 'CommitteeNotDrawn', [id, drawAnchor + 2n])
+      await expectRevert(write(ctx, extra.x1, game, pinpointGameAbi, 'vote', [id, 1]), 'CommitteeNotDrawn', [id, drawAnchor + 2n])
+      await draw(id)
+      await expectRevert(write(ctx, ctx.actors.deployer, game, pinpointGameAbi, 'drawCommittee', [id]), 'CommitteeAlreadyDrawn', [id])
+      await expectRevert(write(ctx, ctx.actors.deployer, game, pinpointGameAbi, 'drawCommittee', [99n]), 'DisputeNotFound', [99n])
+    })
+
+    it('a draw left past the 256-block window re-anchors to its own block instead of using a hash someone could pick', async () => {
+      await setParams({committeeTimeoutBlocks: 100_000})
+      const id = await toOpenCommittee()
+      const {drawAnchor} = await dispute(id)
+      await ctx.test.mine({blocks: 300})
+      const late = await send(ctx.actors.deployer, 'drawCommittee', [id])
+      assert.deepEqual(only(late.events, 'CommitteeOpened'), {id, question: Question.Graph, element: 0, anchor: late.receipt.blockNumber})
+      assert.equal(byName(late.events, 'CommitteeDrawn').length, 0)
+      const d = await dispute(id)
+      assert.deepEqual([d.drawAnchor, d.deadline], [late.receipt.blockNumber, late.receipt.blockNumber + 1n + 100_000n])
+      assert.ok(late.receipt.blockNumber > drawAnchor + 257n)
+      const seed = (await ctx.publicClient.getBlock({blockNumber: late.receipt.blockNumber + 1n}).catch(() => undefined))?.hash
+      const sent = await draw(id)
+      const expected = await predictCommittee(id, seed ?? (await ctx.publicClient.getBlock({blockNumber: late.receipt.blockNumber + 1n})).hash, [prover().address, challenger().address, ctx.actors.verifier.address])
+      assert.deepEqual(only(sent.events, 'CommitteeDrawn').members, expected)
+    })
+
+    it('a committee nobody draws before its deadline resolves Void on timeout', async () => {
+      const id = await toOpenCommittee()
+      const {deadline} = await dispute(id)
+      await mineUntilNext(deadline + 1n)
+      const sent = await send(ctx.actors.deployer, 'timeout', [id])
+      await expectResolved(id, Outcome.Void, Resolution.Committee, sent.events)
+      assert.deepEqual(await committeeOf(id), {members: [], votes: []})
+    })
+
+    it('attack (issue 18, finding 4): sybil verifiers with no stake and a party that picks its block cannot pack the committee', async function () {
+      this.timeout(120_000)
+      // The packing that worked before: 64 fresh zero-stake verifier registrations right before the dispute, the
+      // walk's whole window, so the committee came out empty (Void) or the attacker's.
+      const listedBefore = await ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'verifierCount'})
+      for (let k = 0; k < 64; k++) {
+        const key = label(`sybil ${k}`)
+        const account = privateKeyToAccount(key)
+        await ctx.test.setBalance({address: account.address, value: parseEther('1')})
+        const clients = await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, privateKey: key, pollingInterval: 10})
+        await receiptOf(ctx.publicClient, await clients.walletClient.writeContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'register', args: [VERIFIER]}))
+      }
+      assert.equal(
+        await ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'verifierCount'}),
+        listedBefore,
+        'an unstaked registration was listed for draws',
+      )
+      const honest = [ctx.actors.verifier2, extra.x1, extra.x2, extra.x3].map((a) => a.address)
+      const id = await toOpenCommittee()
+      // The opener (the challenger's post) fixed only the anchor; the draw block's hash decides, whoever sends the draw.
+      const draws = new Set<string>()
+      for (const wait of [0, 3]) {
+        const rollBack = await snapshotChain(ctx)
+        await ctx.test.mine({blocks: wait + 2})
+        await send(ctx.actors.deployer, 'drawCommittee', [id])
+        const {members} = await committeeOf(id)
+        draws.add(members.join(','))
+        assert.equal(members.length, 3, 'the committee is full')
+        for (const member of members) assert.ok(honest.includes(member), `${member} has no stake, yet it was drawn`)
+        await rollBack()
+      }
+      assert.equal(draws.size, 1, 'the draw changed with the block it was sent in')
     })
 
     const votings = [
@@ -1083,8 +1189,8 @@ describe('PinpointGame (on anvil)', function () {
       await expectRevert(write(ctx, ctx.actors.deployer, game, pinpointGameAbi, 'escalate', [id]), 'NotParty', [id, ctx.actors.deployer.address])
       const sent = await send(challenger(), 'escalate', [id])
       assert.deepEqual(only(sent.events, 'Escalated'), {id, party: challenger().address})
-      const drawn = only(sent.events, 'CommitteeDrawn')
-      assert.deepEqual([drawn.question, drawn.element], [Question.Operator, 4])
+      const opened = only(sent.events, 'CommitteeOpened')
+      assert.deepEqual([opened.question, opened.element, opened.anchor], [Question.Operator, 4, sent.receipt.blockNumber])
       const d = await dispute(id)
       assert.deepEqual([d.phase, d.question, d.element], [Phase.Committee, Question.Operator, 4])
       assert.equal(await read('currentIndex', [id]), 4n)

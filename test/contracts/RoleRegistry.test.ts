@@ -43,7 +43,7 @@ describe('RoleRegistry (on anvil)', () => {
 
     it('constructor reverts ZeroAddress for a zero treasury', async () => {
       await expectDeployRevert(
-        ctx.actors.deployer.wallet.deployContract({abi: roleRegistryAbi, bytecode: roleRegistryBytecode, args: [60n, zeroAddress]}),
+        ctx.actors.deployer.wallet.deployContract({abi: roleRegistryAbi, bytecode: roleRegistryBytecode, args: [60n, zeroAddress, 1n]}),
         roleRegistryAbi,
         'ZeroAddress',
       )
@@ -91,11 +91,8 @@ describe('RoleRegistry (on anvil)', () => {
       const {other} = ctx.actors
       await registryWrite(ctx, other, 'register', [SOLVER])
       const result = await registryWrite(ctx, other, 'register', [VERIFIER | WHISTLEBLOWER])
-      // useChain registered verifier and verifier2 first: other is the third verifier listed.
-      expectEvents(result.events, [
-        {eventName: 'Registered', args: {account: other.address, roles: 7}},
-        {eventName: 'VerifierListed', args: {account: other.address, index: 2n}},
-      ])
+      // No stake: the new verifier is not listed for committee draws (the verifier list section).
+      expectEvents(result.events, [{eventName: 'Registered', args: {account: other.address, roles: 7}}])
       assert.equal(await rolesOf(other.address), 7)
       assert.equal((await stakeOf(ctx, other.address)).free, 0n)
     })
@@ -152,20 +149,68 @@ describe('RoleRegistry (on anvil)', () => {
     const at = (index: bigint) =>
       ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'verifierAt', args: [index]})
 
-    it('lists each account once, in the order it first gained VERIFIER; other roles and re-registration add nothing', async () => {
+    it('lists a VERIFIER once its free + locked stake reaches minimumVerifierStake, once; other roles add nothing', async () => {
       const {verifier, verifier2, other, solver, submitter} = ctx.actors
+      const minimum = await ctx.publicClient.readContract({address: ctx.system.registry, abi: roleRegistryAbi, functionName: 'minimumVerifierStake'})
+      assert.equal(minimum, parseEther('0.5'), 'deployContracts lists at the verifier stake')
       assert.equal(await count(), 2n)
       assert.deepEqual([await at(0n), await at(1n)], [verifier.address, verifier2.address])
-      // A solver-only registration is not listed; its later VERIFIER role is.
-      const solverOnly = await registryWrite(ctx, submitter, 'register', [SOLVER | WHISTLEBLOWER])
-      assert.deepEqual(solverOnly.events.map((e) => e.eventName), ['Registered'])
-      await registryWrite(ctx, other, 'register', [VERIFIER])
-      await registryWrite(ctx, submitter, 'register', [VERIFIER])
+      // A solver-only registration is not listed, however much it stakes; an unstaked VERIFIER is not either.
+      const solverOnly = await registryWrite(ctx, submitter, 'register', [SOLVER | WHISTLEBLOWER], {value: parseEther('1')})
+      assert.deepEqual(solverOnly.events.map((e) => e.eventName), ['Registered', 'Deposited'])
+      const empty = await registryWrite(ctx, other, 'register', [VERIFIER])
+      assert.deepEqual(empty.events.map((e) => e.eventName), ['Registered'])
+      // Below the minimum, then at it: listed by the deposit that reaches it.
+      const below = await registryWrite(ctx, other, 'deposit', [], {value: minimum - 1n})
+      assert.deepEqual(below.events.map((e) => e.eventName), ['Deposited'])
+      const reaches = await registryWrite(ctx, other, 'deposit', [], {value: 1n})
+      expectEvents(reaches.events, [
+        {eventName: 'Deposited', args: {account: other.address, amount: 1n}},
+        {eventName: 'VerifierListed', args: {account: other.address, index: 2n}},
+      ])
+      // The submitter's stake already counts when it gains VERIFIER.
+      const gains = await registryWrite(ctx, submitter, 'register', [VERIFIER])
+      expectEvents(gains.events, [
+        {eventName: 'Registered', args: {account: submitter.address, roles: 7}},
+        {eventName: 'VerifierListed', args: {account: submitter.address, index: 3n}},
+      ])
       const again = await registryWrite(ctx, other, 'register', [VERIFIER | SOLVER], {value: 1n})
       assert.deepEqual(again.events.map((e) => e.eventName), ['Registered', 'Deposited'])
       await registryWrite(ctx, solver, 'register', [SOLVER])
       assert.equal(await count(), 4n)
       assert.deepEqual(await Promise.all([0n, 1n, 2n, 3n].map(at)), [verifier.address, verifier2.address, other.address, submitter.address])
+    })
+
+    it('delists (swap and pop) when an unbond request, a slash or a burn takes the stake below the minimum; locks leave the list alone', async () => {
+      const {verifier, verifier2, marketEoa} = ctx.actors
+      const registry = await deployBareRegistry(ctx, {market: marketEoa, minimumVerifierStake: parseEther('1')})
+      const listed = async () => {
+        const n = await ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'verifierCount'})
+        return Promise.all(Array.from({length: Number(n)}, (_, i) => ctx.publicClient.readContract({address: registry, abi: roleRegistryAbi, functionName: 'verifierAt', args: [BigInt(i)]})))
+      }
+      const actors = [verifier, verifier2, ctx.actors.other]
+      for (const actor of actors) await registryWrite(ctx, actor, 'register', [VERIFIER], {value: parseEther('2'), address: registry})
+      assert.deepEqual(await listed(), actors.map((a) => a.address))
+      // Locking all of it keeps the stake (free + locked): still listed.
+      await registryWrite(ctx, marketEoa, 'lock', [verifier.address, parseEther('2')], {address: registry})
+      assert.deepEqual(await listed(), actors.map((a) => a.address))
+      // A slash of 1.5 leaves 0.5 < 1: delisted, the last entry fills the gap; the winner is already listed.
+      const slashed = await registryWrite(ctx, marketEoa, 'slash', [verifier.address, parseEther('1.5'), verifier2.address], {address: registry})
+      expectEvents(slashed.events, [
+        {eventName: 'Slashed', args: {from: verifier.address, to: verifier2.address, amount: parseEther('1.5')}},
+        {eventName: 'VerifierDelisted', args: {account: verifier.address}},
+      ])
+      assert.deepEqual(await listed(), [ctx.actors.other.address, verifier2.address])
+      // An unbond request below the minimum delists; burning the rest of a locked stake does too.
+      const unbond = await registryWrite(ctx, ctx.actors.other, 'requestUnbond', [parseEther('1.5')], {address: registry})
+      assert.deepEqual(unbond.events.map((e) => e.eventName), ['UnbondRequested', 'VerifierDelisted'])
+      await registryWrite(ctx, marketEoa, 'lock', [verifier2.address, parseEther('3')], {address: registry})
+      const burned = await registryWrite(ctx, marketEoa, 'burn', [verifier2.address, parseEther('2.6')], {address: registry})
+      assert.deepEqual(burned.events.map((e) => e.eventName), ['Burned', 'VerifierDelisted'])
+      assert.deepEqual(await listed(), [])
+      // A deposit back over the minimum lists it again.
+      await registryWrite(ctx, ctx.actors.other, 'deposit', [], {value: parseEther('1'), address: registry})
+      assert.deepEqual(await listed(), [ctx.actors.other.address])
     })
 
     it('verifierAt reverts IndexOutOfRange(index, count) past the end', async () => {

@@ -125,6 +125,9 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
     results.push(await gameWrite(ctx, prover, 'postTraceHeader', [disputeId, 3, label('prover graph'), label('prover final')]))
     results.push(await gameWrite(ctx, challenger, 'postTraceHeader', [disputeId, 3, label('challenger graph'), label('challenger final')]))
     assert.equal((await dispute(disputeId)).phase, Phase.Committee)
+    // The committee is drawn from the hash of the block after the one that opened it (anyone draws).
+    await mineTo(ctx, (await dispute(disputeId)).drawAnchor + 2n)
+    results.push(await gameWrite(ctx, ctx.actors.deployer, 'drawCommittee', [disputeId]))
     const [members] = await ctx.publicClient.readContract({address: ctx.system.game, abi: pinpointGameAbi, functionName: 'committeeOf', args: [disputeId]})
     assert.ok(members.length > 0, 'an eligible committee was drawn')
     if (votes === 'neither') {

@@ -651,6 +651,11 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           await this.game(party, 'escalate', [disputeId])
           return
         case Phase.Committee: {
+          // Undrawn: anyone draws (it reverts CommitteeNotDrawn in the block after the anchor: counted, not fatal).
+          if (d.drawAnchor !== 0n) {
+            await this.game(party, 'drawCommittee', [disputeId])
+            return
+          }
           const [members] = await read(ctx.system.game, pinpointGameAbi, 'committeeOf', [disputeId])
           const member = members[c % Math.max(1, members.length)]
           if (member) await this.game(member, 'vote', [disputeId, 1 + (b % 3)])

@@ -244,12 +244,12 @@ export function useChain(options: UseChainOptions = {}): Chain {
  * Deploys a bare RoleRegistry (owner: deployer) whose market is `market` (an EOA in tests, so that the
  * market-only functions can be called directly), and checks its invariants from then on.
  */
-export async function deployBareRegistry(ctx: Chain, options: {unbondingDelay?: bigint; market?: Actor} = {}): Promise<Address> {
+export async function deployBareRegistry(ctx: Chain, options: {unbondingDelay?: bigint; market?: Actor; minimumVerifierStake?: bigint} = {}): Promise<Address> {
   const {deployer, treasury} = ctx.actors
   const hash = await deployer.wallet.deployContract({
     abi: roleRegistryAbi,
     bytecode: roleRegistryBytecode,
-    args: [options.unbondingDelay ?? 60n, treasury.address],
+    args: [options.unbondingDelay ?? 60n, treasury.address, options.minimumVerifierStake ?? parseEther('0.5')],
   })
   const receipt = await receiptOf(ctx.publicClient, hash)
   assert.ok(receipt.contractAddress)
