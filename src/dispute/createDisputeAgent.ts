@@ -7,7 +7,7 @@ import type {JobSpec} from '../ml/spec/schema.js'
 import {taskStepRange} from '../ml/train/taskStepRange.js'
 import type {ProofManifest} from '../pol/manifest.js'
 import type {SignedConnection} from '../protocol/connect.js'
-import {arbitrate, escalate, postCommitment, postState, postTraceHeader, timeoutDispute, vote} from '../protocol/disputeActions.js'
+import {arbitrate, drawCommittee, escalate, postCommitment, postState, postTraceHeader, timeoutDispute, vote} from '../protocol/disputeActions.js'
 import {type Dispute, type DisputeOutcome, type DisputePhase, type DisputeRole, hasPosted, type TraceHeader, type VoteChoice} from '../protocol/disputeTypes.js'
 import {isRevert} from '../protocol/errors.js'
 import {committeeOf, disputeCount, getDispute} from '../protocol/getDispute.js'
@@ -35,7 +35,7 @@ import type {OperatorCorruption, StepTrace} from './types.js'
 export type DisputeStance = 'honest' | 'griefer' | 'staller' | 'defend' | 'corrupt'
 export const disputeStances: readonly DisputeStance[] = ['honest', 'griefer', 'staller', 'defend', 'corrupt']
 
-export type DisputeMove = 'state' | 'header' | 'commitment' | 'arbitrate' | 'escalate' | 'timeout' | 'vote'
+export type DisputeMove = 'state' | 'header' | 'commitment' | 'arbitrate' | 'escalate' | 'timeout' | 'draw' | 'vote'
 
 export type DisputeAgentEvent =
   | {type: 'joined'; disputeId: bigint; taskId: bigint; role: DisputeRole | 'committee'}
@@ -85,7 +85,7 @@ type DisputeContext = {
 }
 
 /** Reverts that mean another actor moved first or the round moved on: the next poll sees the new state. */
-const raceErrors = ['WrongPhase', 'AlreadyPosted', 'DeadlinePassed', 'DeadlineNotReached', 'AlreadyVoted', 'DisputeNotFound']
+const raceErrors = ['WrongPhase', 'AlreadyPosted', 'DeadlinePassed', 'DeadlineNotReached', 'AlreadyVoted', 'DisputeNotFound', 'CommitteeAlreadyDrawn', 'CommitteeNotDrawn']
 
 /**
  * The off-chain player of the pinpoint dispute game (docs/disputes.md, "PinpointGame"). Each `poll` reads the
@@ -221,18 +221,30 @@ export function createDisputeAgent(options: DisputeAgentOptions): DisputeAgent {
         return
       }
       case 'Committee':
+        await drawIfDue(dispute, block)
+        return
       case 'None':
       case 'Resolved':
         return
     }
   }
 
+  /**
+   * A committee is drawn from the hash of the block after the one that opened it, by whoever calls first: each
+   * party (and each committee server) calls once that block exists, so neither can keep the committee undrawn.
+   */
+  async function drawIfDue(dispute: Dispute, block: bigint): Promise<void> {
+    if (dispute.drawAnchor === 0n || block <= dispute.drawAnchor + 1n) return
+    await move(dispute, 'draw', BigInt(dispute.element), () => drawCommittee(connection, dispute.id))
+  }
+
   /** A committee seat: recompute the disputed thing from the agreed state and vote for whoever matches it. */
   async function serve(dispute: Dispute, block: bigint): Promise<void> {
+    if (dispute.drawAnchor !== 0n) return drawIfDue(dispute, block)
     const committee = await committeeOf(connection, dispute.id)
     const seat = committee.members.findIndex((member) => member.toLowerCase() === me)
     if (seat < 0) {
-      // Not drawn: the draw happened when the phase began, so this dispute never concerns us again.
+      // Not drawn: the committee is fixed once drawn, so this dispute never concerns us again.
       done.add(dispute.id)
       return
     }

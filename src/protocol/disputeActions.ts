@@ -40,6 +40,11 @@ export function escalate(connection: SignedConnection, disputeId: bigint): Promi
   return game(connection, 'escalate', [disputeId])
 }
 
+/** Draws a pending committee from blockhash(drawAnchor + 1) (anyone; docs/security.md, finding 4). */
+export function drawCommittee(connection: SignedConnection, disputeId: bigint): Promise<TransactionResult> {
+  return game(connection, 'drawCommittee', [disputeId])
+}
+
 /** A committee member's vote. */
 export function vote(connection: SignedConnection, disputeId: bigint, choice: VoteChoice): Promise<TransactionResult> {
   return game(connection, 'vote', [disputeId, voteChoices[choice]])

@@ -44,6 +44,8 @@ export type Dispute = {
   rounds: number
   element: number
   deadline: bigint
+  /** A committee opened at this block and not yet drawn: drawable from the next block but one (0: none pending). */
+  drawAnchor: bigint
   roundTimeoutBlocks: bigint
   committeeTimeoutBlocks: bigint
   startStep: bigint

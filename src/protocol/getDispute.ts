@@ -50,6 +50,7 @@ export async function getDispute(connection: Reader, id: bigint): Promise<Disput
     lo: BigInt(raw.lo),
     hi: BigInt(raw.hi),
     step: BigInt(raw.step),
+    drawAnchor: BigInt(raw.drawAnchor),
     loHash: raw.loHash,
     proverHi: raw.proverHi,
     challengerHi: raw.challengerHi,
