@@ -728,8 +728,9 @@ contract PinpointGame is IPinpointGame {
     ///      stake. Seats are drawn without replacement, each with probability proportional to weight, so a
     ///      thousand empty sybil registrations weigh nothing and a packer must stake what it wants to win.
     function _draw(uint256 id, Dispute storage d, bytes32 seed) private view returns (address[] memory members) {
-        (address[] memory candidates, uint256[] memory weights, uint256 total) = _candidates(d, uint256(seed));
-        uint256 size = config.params().committeeSize;
+        Params memory p = config.params();
+        (address[] memory candidates, uint256[] memory weights, uint256 total) = _candidates(d, uint256(seed), p.verifierStake);
+        uint256 size = p.committeeSize;
         if (size > candidates.length) size = candidates.length;
         members = new address[](size);
         for (uint256 k = 0; k < size; k++) {
@@ -745,8 +746,8 @@ contract PinpointGame is IPinpointGame {
         }
     }
 
-    /// @dev The eligible entries of the walk and their weights (free stake), and the weights' sum.
-    function _candidates(Dispute storage d, uint256 seed)
+    /// @dev The eligible entries of the walk (free stake >= `minimum`) and their weights (free stake), and the sum.
+    function _candidates(Dispute storage d, uint256 seed, uint256 minimum)
         private
         view
         returns (address[] memory candidates, uint256[] memory weights, uint256 total)
@@ -755,7 +756,6 @@ contract PinpointGame is IPinpointGame {
         uint256 walk = count < MAX_DRAW_WALK ? count : MAX_DRAW_WALK;
         candidates = new address[](walk);
         weights = new uint256[](walk);
-        uint256 minimum = config.params().verifierStake;
         uint256 taken = 0;
         for (uint256 k = 0; k < walk; k++) {
             address account = registry.verifierAt((seed % count + k) % count);

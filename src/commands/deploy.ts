@@ -1,7 +1,7 @@
 import path from 'node:path'
 
 import {Flags} from '@oclif/core'
-import {type Hex, isAddress} from 'viem'
+import type {Hex} from 'viem'
 import {privateKeyToAddress} from 'viem/accounts'
 
 import {deployNetwork} from '../chain/deployNetwork.js'
@@ -11,6 +11,7 @@ import {deployParamsOf} from '../sim/deployParamsOf.js'
 import {loadScenario} from '../sim/scenario.js'
 import {isStoreUrl} from '../store/index.js'
 import {BaseCommand} from '../ui/baseCommand.js'
+import {parseAddress} from '../ui/parseAddresses.js'
 
 export type DeployResult = NetworkFile & {file: string; gasUsed: string}
 
@@ -38,11 +39,11 @@ export default class Deploy extends BaseCommand {
     const privateKey = flags['private-key']
     if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new InvalidInputError('--private-key: expected 0x followed by 64 hex digits')
     if (flags.store !== undefined && !isStoreUrl(flags.store)) throw new InvalidInputError(`--store: expected the http(s):// URL of a store server, got ${flags.store}`)
-    if (flags.treasury !== undefined && !isAddress(flags.treasury)) throw new InvalidInputError(`--treasury: expected an address (0x + 40 hex), got ${flags.treasury}`)
+    const chosenTreasury = parseAddress('--treasury', flags.treasury)
     // Everything that can fail without gas fails before the first transaction.
     if (!flags.force) await assertNetworkFileFree(flags.out)
     const scenario = flags.scenario === undefined ? undefined : await loadScenario(flags.scenario)
-    const treasury = flags.treasury ?? privateKeyToAddress(privateKey as Hex)
+    const treasury = chosenTreasury ?? privateKeyToAddress(privateKey as Hex)
     const params = scenario ? deployParamsOf(scenario, treasury) : {treasury}
 
     if (!flags.json) this.log(`deploying to ${flags['rpc-url']} from ${privateKeyToAddress(privateKey as Hex)}${scenario ? ` with the parameters of scenario ${scenario.name}` : ''}`)

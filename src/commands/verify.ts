@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {readFile} from 'node:fs/promises'
 
-import {type Address, isAddress} from 'viem'
+import type {Address} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
 import {type BackendChoice, runtimeIdString} from '../ml/backend/index.js'
@@ -18,6 +18,7 @@ import {runVerifier, type VerifierEvent} from '../actors/verifier.js'
 import {verifierStrategyNames, type VerifierStrategyName} from '../adversary/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand, ExitCode} from '../ui/baseCommand.js'
+import {parseAddresses} from '../ui/parseAddresses.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
@@ -170,8 +171,7 @@ function collusionPartners(strategy: string, partners: string[] | undefined): Ad
   const list = partners ?? []
   if (strategy !== 'colluding' && list.length > 0) throw new InvalidInputError(`--collude-with: only taken with --strategy colluding, got --strategy ${strategy}`)
   if (strategy === 'colluding' && list.length === 0) throw new InvalidInputError('--collude-with: expected a partner solver address with --strategy colluding')
-  for (const partner of list) if (!isAddress(partner)) throw new InvalidInputError(`--collude-with: expected an address (0x + 40 hex), got ${partner}`)
-  return list as Address[]
+  return parseAddresses('--collude-with', list)
 }
 
 async function readThresholds(file: string): Promise<Thresholds> {

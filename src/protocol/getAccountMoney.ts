@@ -1,9 +1,8 @@
 import type {Address} from 'viem'
 
-import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {getStake} from './ensureRegistered.js'
-import {toProtocolError} from './errors.js'
+import {getCredit} from './withdrawCredit.js'
 
 /** An account's money at one block: its wallet, what the market credits it (not yet withdrawn), its whole stake. */
 export type AccountMoney = {wallet: bigint; credit: bigint; stake: bigint}
@@ -17,11 +16,7 @@ export async function getAccountMoney(connection: Pick<Connection, 'publicClient
   const at = blockNumber === undefined ? {} : {blockNumber}
   const [wallet, credit, stake] = await Promise.all([
     connection.publicClient.getBalance({address, ...at}),
-    connection.publicClient
-      .readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'creditOf', args: [address], ...at})
-      .catch((error: unknown) => {
-        throw toProtocolError('creditOf', error)
-      }),
+    getCredit(connection, address, blockNumber),
     getStake(connection, address, blockNumber),
   ])
   return {wallet, credit, stake: stake.free + stake.locked + stake.unbonding}

@@ -6,9 +6,10 @@ import {toProtocolError} from './errors.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 
 /** Ether the market credited `account` (fees, refunds, a rejection's shortfall) and it has not withdrawn. */
-export async function getCredit(connection: Connection, account: Address): Promise<bigint> {
+export async function getCredit(connection: Pick<Connection, 'publicClient' | 'contracts'>, account: Address, blockNumber?: bigint): Promise<bigint> {
   try {
-    return await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'creditOf', args: [account]})
+    const at = blockNumber === undefined ? {} : {blockNumber}
+    return await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'creditOf', args: [account], ...at})
   } catch (error) {
     throw toProtocolError('creditOf', error)
   }

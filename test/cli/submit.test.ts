@@ -103,7 +103,7 @@ describe('gensyn submit: input validation', function () {
   it('--thresholds-from: refuses a malformed address before any chain, and a dry run, in one line each', async () => {
     const bad = await runGensyn(['submit', 'fixtures/jobs/smoke-mlp.yaml', '--thresholds-from', '0x1234', '--state-dir', '/nonexistent'])
     assert.equal(bad.exitCode, 2)
-    assert.equal(String(bad.stderr).trim(), 'Error: --thresholds-from: expected an address (0x followed by 40 hex digits), got "0x1234"')
+    assert.equal(String(bad.stderr).trim(), 'Error: --thresholds-from: expected an address (0x + 40 hex), got 0x1234')
     const dry = await runGensyn(['submit', 'fixtures/jobs/smoke-mlp.yaml', '--dry-run', '--thresholds-from', '0x90F79bf6EB2c4f870365E785982E1f101E93b906'])
     assert.equal(dry.exitCode, 2)
     assert.equal(String(dry.stderr).trim().split('\n').length, 1)

@@ -1,12 +1,10 @@
 import {Flags} from '@oclif/core'
-import {type Address, isAddress} from 'viem'
-
-import {InvalidInputError} from '../../errors/base.js'
 import {connect, requireSigner} from '../../protocol/connect.js'
 import {describeWithdrawal, type WithdrawCreditResult, withdrawCredit} from '../../protocol/withdrawCredit.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {connectOptionsFrom} from '../../ui/connectOptions.js'
 import {connectionFlags} from '../../ui/flags.js'
+import {parseAddress} from '../../ui/parseAddresses.js'
 
 export default class CreditsWithdraw extends BaseCommand {
   static override summary = 'Withdraw the ether the market credited you: fees, refunds, a rejection\'s shortfall.'
@@ -23,9 +21,9 @@ export default class CreditsWithdraw extends BaseCommand {
 
   async run(): Promise<Record<string, string>> {
     const {flags} = await this.parse(CreditsWithdraw)
-    if (flags.to !== undefined && !isAddress(flags.to)) throw new InvalidInputError(`--to: expected an address (0x + 40 hex), got ${flags.to}`)
+    const to = parseAddress('--to', flags.to)
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
-    const result = await withdrawCredit(connection, {to: flags.to as Address | undefined})
+    const result = await withdrawCredit(connection, {to})
     this.log(describeWithdrawal(result))
     return toJson(result)
   }

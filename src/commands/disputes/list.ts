@@ -1,8 +1,6 @@
 import {Flags} from '@oclif/core'
 
-import {isAddress} from 'viem'
 
-import {InvalidInputError} from '../../errors/base.js'
 import {connect} from '../../protocol/connect.js'
 import {disputePhases} from '../../protocol/disputeTypes.js'
 import {listDisputes} from '../../protocol/listDisputes.js'
@@ -10,6 +8,7 @@ import {BaseCommand} from '../../ui/baseCommand.js'
 import {connectOptionsFrom} from '../../ui/connectOptions.js'
 import {disputeHeader, disputeRow, disputeToJson} from '../../ui/disputeView.js'
 import {connectionFlags} from '../../ui/flags.js'
+import {parseAddress} from '../../ui/parseAddresses.js'
 import {parseTaskId} from '../../ui/parseTaskId.js'
 import {renderTable} from '../../ui/taskView.js'
 
@@ -31,9 +30,9 @@ export default class DisputesList extends BaseCommand {
   async run(): Promise<Record<string, unknown>[]> {
     const {flags} = await this.parse(DisputesList)
     const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task)
-    if (flags.party !== undefined && !isAddress(flags.party)) throw new InvalidInputError(`--party: expected an address (0x + 40 hex), got ${flags.party}`)
+    const party = parseAddress('--party', flags.party)
     const connection = await connect(connectOptionsFrom(flags))
-    const disputes = await listDisputes(connection, {open: flags.open, taskId, party: flags.party as `0x${string}` | undefined, phases: flags.phase as never})
+    const disputes = await listDisputes(connection, {open: flags.open, taskId, party, phases: flags.phase as never})
     if (disputes.length === 0) this.log('no disputes')
     else this.log(renderTable(disputeHeader, disputes.map(disputeRow)))
     return disputes.map((dispute) => disputeToJson(dispute))
