@@ -9,7 +9,7 @@ import {traceStep} from '../src/dispute/traceStep.js'
 import {loadJobSpec} from '../src/ml/spec/index.js'
 import {trainJob} from '../src/ml/train/trainJob.js'
 import {connect, requireSigner} from '../src/protocol/connect.js'
-import {challengeTask} from '../src/protocol/disputeActions.js'
+import {commitAndOpen} from '../src/actors/commitAndOpen.js'
 import {ensureRegistered} from '../src/protocol/ensureRegistered.js'
 import {gameAddress} from '../src/protocol/gameAddress.js'
 import {getDispute} from '../src/protocol/getDispute.js'
@@ -17,6 +17,7 @@ import {getTask} from '../src/protocol/getTask.js'
 import {settleTask} from '../src/protocol/marketActions.js'
 import {packageRoot} from '../src/sim/scenario.js'
 import {acceptedTask, mine} from '../test/helpers/acceptedTask.js'
+import {mineTo} from '../test/helpers/mining.js'
 import {startLocalDevnet} from '../test/helpers/localDevnet.js'
 
 export type ArbitrationFigures = {kernel: string; steps: number; ops: number; rounds: number; gasUsed: bigint; seconds: number; outcome: string; element: number; corruptedElement: number}
@@ -47,7 +48,7 @@ export async function benchArbitration(kernel = 'Relu', step = 60): Promise<Arbi
     const task = await getTask(whistleblower, taskId)
     const recheck = await recheckTask(whistleblower, task)
     if (!recheck.mismatch) throw new Error('the whistleblower found nothing wrong with the corrupted proof')
-    await challengeTask(whistleblower, task, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual})
+    await commitAndOpen(whistleblower, task, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual}, {untilBlock: (block) => mineTo(submitter, block)})
     const revealEnd = (await getTask(submitter, taskId)).revealEndBlock
     await mine(submitter, Number(revealEnd - (await submitter.publicClient.getBlockNumber())) + 1)
     const started = performance.now()

@@ -11,9 +11,11 @@ struct Params {
     uint256 verifierStake;
     /// a whistleblower's deposit per challenge
     uint256 challengeDeposit;
-    /// challenges / rejection disputes allowed while block.number <= verdictBlock + window
+    /// challenge commitments / rejection disputes allowed while block.number <= verdictBlock + window
     uint64 challengeWindowBlocks;
-    /// after the challenge window: the solver may reveal a forced error
+    /// after the challenge window: whistleblowers open the challenges they committed to
+    uint64 openWindowBlocks;
+    /// after the open window: the solver may reveal a forced error
     uint64 revealWindowBlocks;
     /// blocks each dispute round (and the arbitration step) may take
     uint64 roundTimeoutBlocks;
@@ -137,6 +139,7 @@ contract ProtocolConfig {
             verifierStake: 0.5 ether,
             challengeDeposit: 0.2 ether,
             challengeWindowBlocks: 5,
+            openWindowBlocks: 3,
             revealWindowBlocks: 3,
             roundTimeoutBlocks: 10,
             committeeTimeoutBlocks: 20,
@@ -236,6 +239,7 @@ contract ProtocolConfig {
         if (p.taxBps > BPS) revert InvalidParameter("taxBps");
         if (p.forcedErrorBps > BPS) revert InvalidParameter("forcedErrorBps");
         _checkBlocks(p.challengeWindowBlocks, "challengeWindowBlocks");
+        _checkBlocks(p.openWindowBlocks, "openWindowBlocks");
         _checkBlocks(p.revealWindowBlocks, "revealWindowBlocks");
         _checkBlocks(p.roundTimeoutBlocks, "roundTimeoutBlocks");
         _checkBlocks(p.committeeTimeoutBlocks, "committeeTimeoutBlocks");

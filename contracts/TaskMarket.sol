@@ -12,8 +12,8 @@ import {TaskMarketBase} from "./TaskMarketBase.sol";
 ///         with escrow at the submitter's maximum price, a solver's claim at the SolverBook's posted price (with a
 ///         committed secret for the forced-error coin) and proof commitment (stacked on its parent's final
 ///         checkpoint for a split job's later task), a verifier's claim and verdict, a challenge window
-///         (whistleblower challenges, the solver's dispute of a rejection), a reveal window (forced errors, paid
-///         from the jackpot), the disputes played in the PinpointGame, and settlement, reopening (a rejection, a
+///         (whistleblowers commit to challenges, the solver disputes a rejection), an open window (the committed
+///         challenges are opened), a reveal window (forced errors, paid from the jackpot), the disputes played in the PinpointGame, and settlement, reopening (a rejection, a
 ///         wrong proof, a training timeout) or expiry.
 /// @dev Money. The market holds escrow, the jackpot and the credits not yet withdrawn (ether): invariant balance ==
 ///      totalEscrow + jackpot + totalCredit (no receive/fallback, so plain transfers revert). `totalEscrow` is the escrow of every live task (not
@@ -37,9 +37,10 @@ import {TaskMarketBase} from "./TaskMarketBase.sol";
 ///      verifier's claim + verificationTimeout. A task with a parent can be claimed only once the parent is
 ///      Settled with its whole range, and until max(deadline, parent's settlement + claimTimeout); it cannot
 ///      expire while the parent is live, and expires at once when the parent expired or stopped early.
-///      After the verdict the windows are block counts snapshotted at the verdict: challenges and rejection
-///      disputes while `block.number <= challengeEndBlock`, forced-error reveals in
-///      `(challengeEndBlock, revealEndBlock]`, `settle` after `revealEndBlock`. `deadline` is unused while
+///      After the verdict the windows are block counts snapshotted at the verdict: challenge commitments and
+///      rejection disputes while `block.number <= challengeEndBlock`, openings of the commitments in
+///      `(challengeEndBlock, openEndBlock]`, forced-error reveals in `(openEndBlock, revealEndBlock]`, `settle`
+///      after `revealEndBlock`. `deadline` is unused while
 ///      Verified, and is the settlement time once Settled.
 ///
 ///      Payments (fees, refunds, a rejection's shortfall) are credited, never pushed: each recipient withdraws its
@@ -47,8 +48,8 @@ import {TaskMarketBase} from "./TaskMarketBase.sol";
 ///      reverts on purpose) blocks only its own withdrawal, never a settlement, an expiry or anyone's stake.
 ///      Jackpot shares are paid into the catchers' registry stake (`depositFor`), so no catcher can block a reveal.
 contract TaskMarket is TaskMarketBase {
-    /// @notice The code of the challenge-window and reveal-window actions (challenge, disputeRejection,
-    ///         revealForcedError), run on this market's storage: the same rules in a second contract, so that each
+    /// @notice The code of the challenge-, open- and reveal-window actions (commitChallenge, openChallenge,
+    ///         disputeRejection, revealForcedError), run on this market's storage: the same rules in a second contract, so that each
     ///         stays under the EIP-170 code size limit.
     address public immutable disputes;
 
@@ -306,7 +307,8 @@ contract TaskMarket is TaskMarketBase {
         ) revert InvalidRejectionClaim(id);
         Params memory p = config.params();
         uint64 challengeEnd = uint64(block.number) + p.challengeWindowBlocks;
-        uint64 revealEnd = challengeEnd + p.revealWindowBlocks;
+        uint64 openEnd = challengeEnd + p.openWindowBlocks;
+        uint64 revealEnd = openEnd + p.revealWindowBlocks;
 
         t.status = Status.Verified;
         t.accepted = accepted;
@@ -316,18 +318,29 @@ contract TaskMarket is TaskMarketBase {
         t.rejectReplayHash = replayHash;
         t.verdictBlock = uint64(block.number);
         t.challengeEndBlock = challengeEnd;
+        t.openEndBlock = openEnd;
         t.revealEndBlock = revealEnd;
-        emit VerdictPosted(id, msg.sender, accepted, reportHash, distance, segment, replayHash, challengeEnd, revealEnd);
+        emit VerdictPosted(id, msg.sender, accepted, reportHash, distance, segment, replayHash, challengeEnd, openEnd, revealEnd);
     }
 
     // ---------------------------------------------------------------- challenge and reveal windows (TaskMarketDisputes)
 
-    /// @notice A whistleblower (WHISTLEBLOWER role, neither the solver nor the verifier) challenges an accepted
-    ///         verdict: checkpoints `segment`/`segment + 1` of the committed proof are `startHash`/`endHash`
-    ///         (Merkle proofs against `proofRoot`), and its own replay of the segment ends in `claimedEndHash`
-    ///         (non-zero, != endHash). Locks `challengeDeposit`; queued, played at settle in order.
-    /// @dev Runs TaskMarketDisputes.challenge on this market's storage.
-    function challenge(uint256, uint32, bytes32, bytes32, bytes32[] calldata, bytes32, bytes32[] calldata) external {
+    /// @notice A whistleblower (WHISTLEBLOWER role, neither the solver nor the verifier) commits to a challenge of
+    ///         an accepted verdict in the challenge window: `commitment = keccak256(abi.encode(id, whistleblower,
+    ///         segment, claimedEndHash, salt))`. Locks `challengeDeposit`; seats go in commit order.
+    /// @dev Runs TaskMarketDisputes.commitChallenge on this market's storage.
+    function commitChallenge(uint256, bytes32, bytes calldata) external {
+        _delegate();
+    }
+
+    /// @notice The whistleblower opens its commitment in the open window: checkpoints `segment`/`segment + 1` of
+    ///         the committed proof are `startHash`/`endHash` (Merkle proofs against `proofRoot`), and its own
+    ///         replay of the segment ends in `claimedEndHash` (non-zero, != endHash). Queued, played at settle in
+    ///         commit order; a commitment never opened forfeits its deposit.
+    /// @dev Runs TaskMarketDisputes.openChallenge on this market's storage.
+    function openChallenge(uint256, uint32, bytes32, bytes32, bytes32, bytes32[] calldata, bytes32, bytes32[] calldata)
+        external
+    {
         _delegate();
     }
 
@@ -342,8 +355,9 @@ contract TaskMarket is TaskMarketBase {
     /// @notice The solver reveals that its published proof was a forced error (docs/disputes.md, lifecycle 7):
     ///         the secret opens `secretHash`, the coin `keccak256(abi.encode(secret, seed)) % 10000 <
     ///         forcedErrorBps` came up, `sealedHonest` opens to (honestRoot, honestManifestHash) and the honest
-    ///         root differs from the published one. Catchers (the verifier if it rejected, else the queued
-    ///         whistleblowers) share `min(jackpotCap, jackpot)` by weights 2^(n-1-i); a verifier that accepted is
+    ///         root differs from the published one. In the reveal window, after the open window: catchers (the
+    ///         verifier if it rejected, else the whistleblowers that opened their challenges; one never opened
+    ///         forfeits its deposit) share `min(jackpotCap, jackpot)` by weights 2^(n-1-i); a verifier that accepted is
     ///         slashed (winner: the first catcher), one that rejected is unlocked; deposits are unlocked; the
     ///         honest proof replaces the published one and the task is Committed again for a fresh verification,
     ///         the old verifier barred. The solver keeps its stake locked and is not penalised.
@@ -357,7 +371,8 @@ contract TaskMarket is TaskMarketBase {
     /// @notice Anyone moves a verified task on, after its reveal window. One step per call:
     ///         - a dispute in progress: reverts `DisputeInProgress` until the game's outcome is final, then
     ///           applies it (docs/disputes.md, "Outcomes");
-    ///         - else the next queued challenge, or the filed rejection dispute, starts its game;
+    ///         - else the next opened challenge, or the filed rejection dispute, starts its game (a challenge
+    ///           committed and never opened forfeits its deposit and is skipped, one per call);
     ///         - else it finalises: accepted -> Settled, fees paid less tax (the tax goes to the jackpot);
     ///           rejected -> the rejection split and the task reopens.
     ///         Call it until the task has left Verified.
@@ -380,6 +395,12 @@ contract TaskMarket is TaskMarketBase {
             uint256 next = t.nextChallenge;
             if (next < queue.length) {
                 Challenge storage c = queue[next];
+                if (c.state != ChallengeState.Queued) {
+                    // Never opened (forfeited here, with every later one never opened): skipped, one per call.
+                    _forfeitUnopened(id, next);
+                    t.nextChallenge = uint8(next + 1);
+                    return;
+                }
                 c.state = ChallengeState.Playing;
                 // A zero committed checkpoint is no sha256 of any state: the proof is wrong on its face (and the
                 // game refuses zero hashes), so the whistleblower wins without a game.
@@ -489,12 +510,6 @@ contract TaskMarket is TaskMarketBase {
         Task storage t = _task(id);
         if (t.status == Status.Submitted || keccak256(abi.encode(secret)) != t.secretHash) revert InvalidSecret(id);
         return _isForced(secret, _seed(id, t), t.forcedErrorBps);
-    }
-
-    /// @notice Jackpot shares of `payout` among `n` catchers: catcher i gets `payout * 2^(n-1-i) / (2^n - 1)`
-    ///         (rounded down; the remainder stays in the jackpot). `n` <= 255.
-    function jackpotShares(uint256 payout, uint256 n) external pure returns (uint256[] memory) {
-        return _jackpotShares(payout, n);
     }
 
     /// @dev Forwards this call to `disputes` by DELEGATECALL and returns or reverts with its result.

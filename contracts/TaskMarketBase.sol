@@ -24,7 +24,9 @@ abstract contract TaskMarketBase {
         Expired
     }
 
+    /// Committed: only the commitment is known (challenge window); Queued: opened, waiting to be played.
     enum ChallengeState {
+        Committed,
         Queued,
         Playing,
         Done
@@ -38,6 +40,8 @@ abstract contract TaskMarketBase {
     struct Task {
         address submitter;
         address solver;
+        /// end of the window in which committed challenges are opened (beside the solver: one slot, no new one)
+        uint64 openEndBlock;
         address verifier;
         Status status;
         bool accepted;
@@ -108,6 +112,8 @@ abstract contract TaskMarketBase {
         uint32 segment;
         ChallengeState state;
         IPinpointGame.Outcome outcome;
+        /// keccak256(abi.encode(id, whistleblower, segment, claimedEndHash, salt)), posted in the challenge window
+        bytes32 commitment;
         /// the whistleblower's replayed end hash of the segment
         bytes32 claimedEndHash;
         /// the committed checkpoints `segment` and `segment + 1`
@@ -162,6 +168,11 @@ abstract contract TaskMarketBase {
     error InvalidMerkleProof(uint256 id, uint256 index);
     error ChallengeQueueFull(uint256 id, uint8 maxChallengers);
     error AlreadyChallenged(uint256 id, address whistleblower);
+    error ZeroCommitment(uint256 id);
+    error NotCommitted(uint256 id, address whistleblower);
+    error AlreadyOpened(uint256 id, address whistleblower);
+    error CommitmentMismatch(uint256 id, address whistleblower);
+    error OutsideOpenWindow(uint256 id, uint64 fromBlock, uint64 toBlock);
     error DisputeAlreadyFiled(uint256 id);
     error OutsideRevealWindow(uint256 id, uint64 fromBlock, uint64 toBlock);
     error AlreadyRevealed(uint256 id);
@@ -228,13 +239,22 @@ abstract contract TaskMarketBase {
         uint32 segment,
         bytes32 replayHash,
         uint64 challengeEndBlock,
+        uint64 openEndBlock,
         uint64 revealEndBlock
     );
+    /// @param sealedClaim the claim sealed for its own whistleblower (ignored here: it lets a restarted
+    ///        whistleblower read back what it committed to, docs/disputes.md "Commit, then open")
+    event ChallengeCommitted(
+        uint256 indexed id, address indexed whistleblower, uint256 index, bytes32 commitment, bytes sealedClaim
+    );
+    /// @notice A committed challenge was opened: it is queued to be played at settle, in commit order.
     event ChallengeQueued(
         uint256 indexed id, address indexed whistleblower, uint256 index, uint32 segment, bytes32 claimedEndHash
     );
     event RejectionDisputed(uint256 indexed id, address indexed solver);
-    /// @param catchers the verifier if it rejected, else the queued whistleblowers, in order
+    /// @notice A challenge committed and never opened: its deposit is slashed with no winner.
+    event ChallengeForfeited(uint256 indexed id, address indexed whistleblower, uint256 index, uint256 deposit);
+    /// @param catchers the verifier if it rejected, else the whistleblowers that opened their challenges, in order
     /// @param paidEach each catcher's jackpot share (paid into its registry stake)
     event ForcedErrorRevealed(uint256 indexed id, address[] catchers, uint256[] paidEach);
     event DisputeStarted(uint256 indexed id, uint256 indexed disputeId, address prover, address challenger);
@@ -357,12 +377,13 @@ abstract contract TaskMarketBase {
 
     /// @dev ChallengerWon or BothWrong on challenge `index`: the accepted proof is wrong. The solver and the
     ///      verifier that accepted it are slashed (winner: the whistleblower) and barred, the task reopens; the
-    ///      whistleblower's deposit is unlocked (slashed, no winner, on BothWrong) and every later queued
-    ///      whistleblower gets its deposit back.
+    ///      whistleblower's deposit is unlocked (slashed, no winner, on BothWrong), every later opened challenge
+    ///      gets its deposit back and every later one never opened forfeits it.
     function _proofWrong(uint256 id, Task storage t, uint256 disputeId, IPinpointGame.Outcome outcome, uint256 index)
         internal
     {
         bool bothWrong = outcome == IPinpointGame.Outcome.BothWrong;
+        _forfeitUnopened(id, index + 1);
         (address[] memory whistleblowers, uint256[] memory deposits) = _queuedFrom(id, index);
         address solver = t.solver;
         address verifier = t.verifier;
@@ -378,11 +399,26 @@ abstract contract TaskMarketBase {
         if (bothWrong) _slash(id, whistleblowers[0], deposits[0], address(0));
         else registry.unlock(whistleblowers[0], deposits[0]);
         for (uint256 j = 1; j < whistleblowers.length; j++) {
-            registry.unlock(whistleblowers[j], deposits[j]);
+            if (deposits[j] != 0) registry.unlock(whistleblowers[j], deposits[j]);
         }
     }
 
-    /// @dev The whistleblowers and deposits of challenges `index..` of the task's queue.
+    /// @dev Slashes, with no winner, the deposit of every challenge from `from` on that was committed and never
+    ///      opened (it is Done after): a commitment nobody opens must not be free, or it would hold a queue seat.
+    function _forfeitUnopened(uint256 id, uint256 from) internal {
+        Challenge[] storage queue = _challenges[id];
+        uint256 count = queue.length;
+        for (uint256 i = from; i < count; i++) {
+            Challenge storage c = queue[i];
+            if (c.state != ChallengeState.Committed) continue;
+            c.state = ChallengeState.Done;
+            emit ChallengeForfeited(id, c.whistleblower, i, c.deposit);
+            _slash(id, c.whistleblower, c.deposit, address(0));
+        }
+    }
+
+    /// @dev The whistleblowers and deposits of challenges `index..` of the task's queue (`index` is the one just
+    ///      played; deposit 0 for a later one already Done: a forfeited one).
     function _queuedFrom(uint256 id, uint256 index)
         internal
         view
@@ -393,8 +429,9 @@ abstract contract TaskMarketBase {
         whistleblowers = new address[](n);
         deposits = new uint256[](n);
         for (uint256 j = 0; j < n; j++) {
-            whistleblowers[j] = queue[index + j].whistleblower;
-            deposits[j] = queue[index + j].deposit;
+            Challenge storage c = queue[index + j];
+            whistleblowers[j] = c.whistleblower;
+            deposits[j] = j != 0 && c.state == ChallengeState.Done ? 0 : c.deposit;
         }
     }
 
@@ -425,8 +462,9 @@ abstract contract TaskMarketBase {
 
     // ---------------------------------------------------------------- internals: money
 
-    /// @dev Who caught a forced error: the verifier if it rejected, else the queued whistleblowers (with their
-    ///      deposits, which are empty for the verifier).
+    /// @dev Who caught a forced error: the verifier if it rejected, else the whistleblowers that opened their
+    ///      challenges, in commit order (with their deposits, which are empty for the verifier). Call it after
+    ///      `_forfeitUnopened`: only opened challenges (Queued) count.
     function _catchers(uint256 id, Task storage t)
         internal
         view
@@ -438,12 +476,20 @@ abstract contract TaskMarketBase {
             return (catchers, deposits);
         }
         Challenge[] storage queue = _challenges[id];
-        uint256 queued = queue.length;
-        catchers = new address[](queued);
-        deposits = new uint256[](queued);
-        for (uint256 i = 0; i < queued; i++) {
-            catchers[i] = queue[i].whistleblower;
-            deposits[i] = queue[i].deposit;
+        uint256 count = queue.length;
+        uint256 opened = 0;
+        for (uint256 i = 0; i < count; i++) {
+            if (queue[i].state == ChallengeState.Queued) opened++;
+        }
+        catchers = new address[](opened);
+        deposits = new uint256[](opened);
+        opened = 0;
+        for (uint256 i = 0; i < count; i++) {
+            Challenge storage c = queue[i];
+            if (c.state != ChallengeState.Queued) continue;
+            catchers[opened] = c.whistleblower;
+            deposits[opened] = c.deposit;
+            opened++;
         }
     }
 
@@ -639,6 +685,7 @@ abstract contract TaskMarketBase {
         t.distance = 0;
         t.verdictBlock = 0;
         t.challengeEndBlock = 0;
+        t.openEndBlock = 0;
         t.revealEndBlock = 0;
         t.rejectSegment = 0;
         t.disputeFiled = false;

@@ -3,7 +3,6 @@ pragma solidity ^0.8.24;
 
 import {WHISTLEBLOWER_ROLE} from "./RoleRegistry.sol";
 import {Params} from "./ProtocolConfig.sol";
-import {IPinpointGame} from "./IPinpointGame.sol";
 import {TaskMarketBase} from "./TaskMarketBase.sol";
 
 /// @title TaskMarketDisputes
@@ -28,27 +27,20 @@ contract TaskMarketDisputes is TaskMarketBase {
         _;
     }
 
-    /// @notice A whistleblower (WHISTLEBLOWER role, neither the solver nor the verifier) challenges an accepted
-    ///         verdict: checkpoints `segment`/`segment + 1` of the committed proof are `startHash`/`endHash`
-    ///         (Merkle proofs against `proofRoot`), and its own replay of the segment ends in `claimedEndHash`
-    ///         (non-zero, != endHash). Locks `challengeDeposit`; queued, played at settle in order.
-    function challenge(
-        uint256 id,
-        uint32 segment,
-        bytes32 claimedEndHash,
-        bytes32 startHash,
-        bytes32[] calldata startProof,
-        bytes32 endHash,
-        bytes32[] calldata endProof
-    ) external onlyDelegated {
+    /// @notice A whistleblower (WHISTLEBLOWER role, neither the solver nor the verifier) commits to a challenge of an
+    ///         accepted verdict in the challenge window: `commitment = keccak256(abi.encode(id, whistleblower,
+    ///         segment, claimedEndHash, salt))`, opened by `openChallenge` in the open window. Locks
+    ///         `challengeDeposit`; seats are taken in commit order, up to `maxChallengers`. `sealedClaim` is only
+    ///         logged (the whistleblower's own sealed copy of its claim, for a restart). Nobody can copy a claim it
+    ///         has not seen, and every claim is hidden until the window closes (docs/security.md, finding 6).
+    function commitChallenge(uint256 id, bytes32 commitment, bytes calldata sealedClaim) external onlyDelegated {
         Task storage t = _task(id);
         _requireStatus(id, t, Status.Verified);
         if (!t.accepted) revert WrongVerdict(id, false);
         _requireRole(WHISTLEBLOWER_ROLE);
         if (msg.sender == t.solver || msg.sender == t.verifier) revert PartyCannotChallenge(id, msg.sender);
         _requireChallengeWindow(id, t);
-        if (claimedEndHash == bytes32(0) || claimedEndHash == endHash) revert InvalidChallengeClaim(id);
-        _checkSegment(id, t, segment, startHash, startProof, endHash, endProof);
+        if (commitment == bytes32(0)) revert ZeroCommitment(id);
         Params memory p = config.params();
         Challenge[] storage queue = _challenges[id];
         uint256 count = queue.length;
@@ -57,22 +49,49 @@ contract TaskMarketDisputes is TaskMarketBase {
         }
         if (count >= p.maxChallengers) revert ChallengeQueueFull(id, p.maxChallengers);
 
-        queue.push(
-            Challenge({
-                whistleblower: msg.sender,
-                segment: segment,
-                state: ChallengeState.Queued,
-                outcome: IPinpointGame.Outcome.None,
-                claimedEndHash: claimedEndHash,
-                startHash: startHash,
-                endHash: endHash,
-                deposit: p.challengeDeposit,
-                disputeId: 0
-            })
-        );
-        emit ChallengeQueued(id, msg.sender, count, segment, claimedEndHash);
+        Challenge storage c = queue.push();
+        c.whistleblower = msg.sender;
+        c.commitment = commitment;
+        c.deposit = p.challengeDeposit;
+        emit ChallengeCommitted(id, msg.sender, count, commitment, sealedClaim);
 
         registry.lock(msg.sender, p.challengeDeposit);
+    }
+
+    /// @notice The whistleblower opens its commitment in the open window (`challengeEndBlock < block.number <=
+    ///         openEndBlock`): checkpoints `segment`/`segment + 1` of the committed proof are `startHash`/`endHash`
+    ///         (Merkle proofs against `proofRoot`), and its own replay of the segment ends in `claimedEndHash`
+    ///         (non-zero, != endHash). The challenge is then queued, played at settle in commit order; one never
+    ///         opened forfeits its deposit.
+    function openChallenge(
+        uint256 id,
+        uint32 segment,
+        bytes32 claimedEndHash,
+        bytes32 salt,
+        bytes32 startHash,
+        bytes32[] calldata startProof,
+        bytes32 endHash,
+        bytes32[] calldata endProof
+    ) external onlyDelegated {
+        Task storage t = _task(id);
+        _requireStatus(id, t, Status.Verified);
+        if (block.number <= t.challengeEndBlock || block.number > t.openEndBlock) {
+            revert OutsideOpenWindow(id, t.challengeEndBlock + 1, t.openEndBlock);
+        }
+        (Challenge storage c, uint256 index) = _commitmentOf(id, msg.sender);
+        if (c.state != ChallengeState.Committed) revert AlreadyOpened(id, msg.sender);
+        if (keccak256(abi.encode(id, msg.sender, segment, claimedEndHash, salt)) != c.commitment) {
+            revert CommitmentMismatch(id, msg.sender);
+        }
+        if (claimedEndHash == bytes32(0) || claimedEndHash == endHash) revert InvalidChallengeClaim(id);
+        _checkSegment(id, t, segment, startHash, startProof, endHash, endProof);
+
+        c.segment = segment;
+        c.state = ChallengeState.Queued;
+        c.claimedEndHash = claimedEndHash;
+        c.startHash = startHash;
+        c.endHash = endHash;
+        emit ChallengeQueued(id, msg.sender, index, segment, claimedEndHash);
     }
 
     /// @notice The solver disputes a rejection, once: checkpoints `rejectSegment`/`rejectSegment + 1` of its
@@ -102,8 +121,9 @@ contract TaskMarketDisputes is TaskMarketBase {
     /// @notice The solver reveals that its published proof was a forced error (docs/disputes.md, lifecycle 7):
     ///         the secret opens `secretHash`, the coin `keccak256(abi.encode(secret, seed)) % 10000 <
     ///         forcedErrorBps` came up, `sealedHonest` opens to (honestRoot, honestManifestHash) and the honest
-    ///         root differs from the published one. Catchers (the verifier if it rejected, else the queued
-    ///         whistleblowers) share `min(jackpotCap, jackpot)` by weights 2^(n-1-i); a verifier that accepted is
+    ///         root differs from the published one. In the reveal window, after the open window: catchers (the
+    ///         verifier if it rejected, else the whistleblowers that opened their challenges, in commit order; one
+    ///         never opened forfeits its deposit) share `min(jackpotCap, jackpot)` by weights 2^(n-1-i); a verifier that accepted is
     ///         slashed (winner: the first catcher), one that rejected is unlocked; deposits are unlocked; the
     ///         honest proof replaces the published one and the task is Committed again for a fresh verification,
     ///         the old verifier barred. The solver keeps its stake locked and is not penalised.
@@ -112,8 +132,8 @@ contract TaskMarketDisputes is TaskMarketBase {
         _requireStatus(id, t, Status.Verified);
         if (msg.sender != t.solver) revert NotSolver(id, msg.sender);
         if (t.forcedRevealed) revert AlreadyRevealed(id);
-        if (block.number <= t.challengeEndBlock || block.number > t.revealEndBlock) {
-            revert OutsideRevealWindow(id, t.challengeEndBlock + 1, t.revealEndBlock);
+        if (block.number <= t.openEndBlock || block.number > t.revealEndBlock) {
+            revert OutsideRevealWindow(id, t.openEndBlock + 1, t.revealEndBlock);
         }
         if (keccak256(abi.encode(secret)) != t.secretHash) revert InvalidSecret(id);
         if (!_isForced(secret, t.seed, t.forcedErrorBps)) revert NotForcedError(id);
@@ -125,6 +145,7 @@ contract TaskMarketDisputes is TaskMarketBase {
         address verifier = t.verifier;
         uint256 verifierLocked = t.verifierLocked;
         bool accepted = t.accepted;
+        _forfeitUnopened(id, 0);
         (address[] memory catchers, uint256[] memory deposits) = _catchers(id, t);
         uint256[] memory paid = _payJackpot(catchers.length);
 
@@ -143,5 +164,22 @@ contract TaskMarketDisputes is TaskMarketBase {
         for (uint256 i = 0; i < paid.length; i++) {
             if (paid[i] != 0) registry.depositFor{value: paid[i]}(catchers[i]);
         }
+    }
+
+    /// @notice Jackpot shares of `payout` among `n` catchers: catcher i gets `payout * 2^(n-1-i) / (2^n - 1)`
+    ///         (rounded down; the remainder stays in the jackpot). `n` <= 255. Pure: call it on this contract
+    ///         (the market's `disputes()`), not through the market.
+    function jackpotShares(uint256 payout, uint256 n) external pure returns (uint256[] memory) {
+        return _jackpotShares(payout, n);
+    }
+
+    /// @dev The challenge `whistleblower` committed to on task `id`, and its index in the queue.
+    function _commitmentOf(uint256 id, address whistleblower) private view returns (Challenge storage c, uint256 index) {
+        Challenge[] storage queue = _challenges[id];
+        uint256 count = queue.length;
+        for (index = 0; index < count; index++) {
+            if (queue[index].whistleblower == whistleblower) return (queue[index], index);
+        }
+        revert NotCommitted(id, whistleblower);
     }
 }

@@ -4,7 +4,7 @@ import {createDisputeAgent, type DisputeAgentEvent} from '../dispute/createDispu
 import {BaseError, InvalidInputError} from '../errors/base.js'
 import type {SegmentReplay} from '../pol/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
-import {challengeTask} from '../protocol/disputeActions.js'
+import {type ChallengeClaim, readCommittedClaim} from '../protocol/challengeCommitment.js'
 import type {DisputeOutcome} from '../protocol/disputeTypes.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert} from '../protocol/errors.js'
@@ -13,12 +13,14 @@ import {getDispute} from '../protocol/getDispute.js'
 import {getTask} from '../protocol/getTask.js'
 import type {Task, TaskStatus} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
+import {commitAndOpen, openWhenDue} from './commitAndOpen.js'
 import {recheckTask} from './recheckTask.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {sleep} from './sleep.js'
 
 export type ChallengeOnceEvent =
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
+  | {type: 'committed'; taskId: bigint; index: bigint; gasUsed: bigint}
   | {type: 'challenged'; taskId: bigint; segment: number; claimedEndHash: Hex; index: bigint; gasUsed: bigint}
   | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleReport['outcome']}
   | {type: 'dispute'; taskId: bigint; event: DisputeAgentEvent}
@@ -51,8 +53,9 @@ export type ChallengeOnceResult = {
 
 /**
  * Re-checks one task's accepted verdict now (docs/disputes.md, lifecycle 6) and challenges it when a replayed
- * segment does not match; with `wait` it then plays the dispute (timeouts, arbitration) and pumps settle until
- * the market has applied the outcome.
+ * segment does not match: commits in the challenge window, waits for the open window and opens (a rerun after a
+ * crash between the two reads its commitment back and opens it); with `wait` it then plays the dispute
+ * (timeouts, arbitration) and pumps settle until the market has applied the outcome.
  */
 export async function challengeOnce(options: ChallengeOnceOptions): Promise<ChallengeOnceResult> {
   const {connection, taskId, signal} = options
@@ -63,6 +66,8 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
   if (task.status !== 'Verified' || !task.accepted) {
     throw new BaseError(`task ${taskId}: expected an accepted verdict to challenge, the task is ${task.status}${task.status === 'Verified' ? ' (rejected)' : ''}`)
   }
+  const pending = await pendingClaim(connection, task)
+  if (pending) return openAndPlay(options, task, {taskId: taskId.toString(), checked: [], mismatch: true, challenged: false}, pending)
   if (now.number >= task.challengeEndBlock) throw new BaseError(`task ${taskId}: its challenge window closed at block ${task.challengeEndBlock} (now ${now.number})`)
   if (task.solver === me || task.verifier === me) throw new BaseError(`task ${taskId}: its own solver or verifier cannot challenge it`)
   await ensureRegistered(connection, 'whistleblower')
@@ -77,12 +82,24 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
   const result: ChallengeOnceResult = {taskId: taskId.toString(), checked: recheck.checked, mismatch: recheck.mismatch !== undefined, challenged: false}
   if (!recheck.mismatch || signal?.aborted) return result
 
-  const claim = {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual}
-  const transaction = await challengeTask(connection, task, claim)
-  emit({type: 'challenged', taskId, ...claim, index: transaction.index, gasUsed: transaction.gasUsed})
-  Object.assign(result, {challenged: true, ...claim, transactionHash: transaction.hash})
-  if (!options.wait) return result
+  return openAndPlay(options, task, result, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual})
+}
 
+/** Commits (unless `claim.committed`) and opens the claim, then with `wait` plays the challenge out. */
+async function openAndPlay(options: ChallengeOnceOptions, task: Task, result: ChallengeOnceResult, claim: ChallengeClaim & {committed?: boolean}): Promise<ChallengeOnceResult> {
+  const {connection, taskId, signal} = options
+  const emit = options.onEvent ?? (() => {})
+  const opening = {pollMs: options.pollMs, signal, onCommitted: (commit: {index: bigint; gasUsed: bigint}) => emit({type: 'committed', taskId, index: commit.index, gasUsed: commit.gasUsed})}
+  const transaction = claim.committed ? await openWhenDue(connection, task, claim, opening) : await commitAndOpen(connection, task, claim, opening)
+  emit({type: 'challenged', taskId, segment: claim.segment, claimedEndHash: claim.claimedEndHash, index: transaction.index, gasUsed: transaction.gasUsed})
+  const opened = {...result, challenged: true, segment: claim.segment, claimedEndHash: claim.claimedEndHash, transactionHash: transaction.hash}
+  return options.wait ? playOut(options, task, opened, Number(transaction.index)) : opened
+}
+
+/** Plays the dispute settle opens for challenge `index` and pumps settle until the market applied it. */
+async function playOut(options: ChallengeOnceOptions, task: Task, result: ChallengeOnceResult, index: number): Promise<ChallengeOnceResult> {
+  const {connection, taskId, signal} = options
+  const emit = options.onEvent ?? (() => {})
   // The game settle opens for this challenge (this account may be a party to others: they are played too).
   let disputeId: bigint | undefined
   const agent = createDisputeAgent({
@@ -93,7 +110,6 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
       emit({type: 'dispute', taskId: event.taskId, event})
     },
   })
-  const index = Number(transaction.index)
   for (;;) {
     await agent.poll()
     const current = await getTask(connection, taskId)
@@ -108,6 +124,15 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
     await pumpSettle(connection, [current], await chainTime(connection), (report) => emit({type: 'settle', taskId, gasUsed: report.gasUsed, outcome: report.outcome}))
     await sleep(options.pollMs ?? 500, signal)
   }
+}
+
+/** A challenge this account committed to on the task's verdict and has not opened yet, read back from the chain. */
+async function pendingClaim(connection: SignedConnection, task: Task): Promise<(ChallengeClaim & {committed: true}) | undefined> {
+  const mine = (await getChallenges(connection, task.id)).find((challenge) => challenge.whistleblower === connection.account.address)
+  if (mine?.state !== 'Committed') return undefined
+  const claim = await readCommittedClaim(connection, task)
+  if (!claim) throw new BaseError(`task ${task.id}: this account committed a challenge whose claim it cannot read back`)
+  return {...claim, committed: true}
 }
 
 async function existingTask(connection: SignedConnection, taskId: bigint): Promise<Task> {

@@ -316,11 +316,12 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   }
 
   /**
-   * In the reveal window (blocks challengeEndBlock + 1 .. revealEndBlock): shows the secret and the honest
-   * proof, whatever the verdict. A rejected forced error left unrevealed would be slashed as a cheat.
+   * In the reveal window (blocks openEndBlock + 1 .. revealEndBlock, after the whistleblowers opened their
+   * challenges): shows the secret and the honest proof, whatever the verdict. A rejected forced error left
+   * unrevealed would be slashed as a cheat.
    */
   async function reveal(task: Task, state: SolverState, now: ChainNow): Promise<void> {
-    const opens = task.challengeEndBlock + 1n
+    const opens = task.openEndBlock + 1n
     const closes = task.revealEndBlock
     // The transaction lands in a later block than the one read: wait until the simulation is in the window too.
     if (now.number < opens || now.number + 1n > closes) {

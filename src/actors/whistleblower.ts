@@ -4,7 +4,8 @@ import {type DisputeAgentEvent, createDisputeAgent} from '../dispute/createDispu
 import {roleRegistryAbi} from '../chain/generated/index.js'
 import type {SegmentReplay} from '../pol/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
-import {challengeTask} from '../protocol/disputeActions.js'
+import {type ChallengeClaim, readCommittedClaim} from '../protocol/challengeCommitment.js'
+import {commitChallenge, openChallenge} from '../protocol/disputeActions.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert, toProtocolError} from '../protocol/errors.js'
 import {getChallenges} from '../protocol/getChallenges.js'
@@ -29,6 +30,9 @@ export type WhistleblowerEvent =
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
   | {type: 'clean'; taskId: bigint; segments: number[]}
   | {type: 'skipped'; taskId: bigint; reason: string}
+  /** It committed to a challenge (the claim stays hidden until it opens it in the open window). */
+  | {type: 'committed'; taskId: bigint; index: bigint; gasUsed: bigint}
+  /** It opened its committed challenge: queued to be played at settle. */
   | {type: 'challenged'; taskId: bigint; segment: number; claimedEndHash: Hex; index: bigint; gasUsed: bigint}
   | {type: 'lost-race'; taskId: bigint; reason: string}
   | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleReport['outcome']}
@@ -69,9 +73,10 @@ export type Whistleblower = {
  * The litepaper's whistleblower (docs/disputes.md, "Forced errors, the jackpot and whistleblowers"): it stakes
  * its challenge deposit, joins the active set while `activeWhistleblowers < maxActive` and leaves when the
  * count rises above it; while active it picks a random accepted task in its challenge window that it has not
- * checked, replays its segments (all of them up to 8, else `segmentsToCheck` random ones) and challenges the
- * first mismatch with its replay's hash. Every iteration it plays its disputes (the dispute agent) and pumps
- * settle on the tasks it challenged. A griefer challenges accepted tasks with made-up hashes instead.
+ * checked, replays its segments (all of them up to 8, else `segmentsToCheck` random ones) and commits to a
+ * challenge of the first mismatch with its replay's hash, which it opens in the open window (docs/security.md,
+ * finding 6). Every iteration it opens what is due, plays its disputes (the dispute agent) and pumps settle on the
+ * tasks it challenged. A griefer challenges accepted tasks with made-up hashes instead.
  */
 export async function runWhistleblower(options: WhistleblowerOptions): Promise<WhistleblowerSummary> {
   const whistleblower = createWhistleblower(options)
@@ -92,10 +97,9 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
   const strategy = options.strategy ?? 'honest'
   const maxActive = BigInt(options.maxActive ?? 3)
   const summary: WhistleblowerSummary = {checked: [], challenged: []}
-  // One look per proof: a task re-verified with another proof (after a forced error) is a new one.
-  const attemptOf = (task: Pick<Task, 'id' | 'proofRoot'>) => `${task.id}:${task.proofRoot}`
   const seen = new Set<string>()
   const challenged = new Set<bigint>()
+  const unopened: Unopened = new Map()
 
   const agent = createDisputeAgent({
     connection,
@@ -110,9 +114,15 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     summary,
     async start() {
       await ensureRegistered(connection, 'whistleblower')
-      // After a restart: the verified tasks it had challenged still need their settle pump.
+      // After a restart: the verified tasks it had challenged still need their settle pump, and a commitment not
+      // yet opened is read back from its own sealed log.
       for (const task of await listTasks(connection, {status: ['Verified']})) {
-        if (task.accepted && (await getChallenges(connection, task.id)).some((challenge) => challenge.whistleblower === me)) challenged.add(task.id)
+        const mine = task.accepted ? (await getChallenges(connection, task.id)).find((challenge) => challenge.whistleblower === me) : undefined
+        if (!mine) continue
+        challenged.add(task.id)
+        seen.add(attemptOf(task))
+        const claim = mine.state === 'Committed' ? await readCommittedClaim(connection, task) : undefined
+        if (claim) unopened.set(attemptOf(task), {task, claim})
       }
       emit({type: 'ready', address: me, strategy})
     },
@@ -121,6 +131,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
       await agent.poll()
       const tasks = await listTasks(connection)
       const now = await chainTime(connection)
+      await openDue(connection, unopened, tasks, now.number, emit)
       await pumpSettle(
         connection,
         tasks.filter((task) => challenged.has(task.id)),
@@ -171,7 +182,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     return isActive
   }
 
-  /** Re-checks one task and challenges it on a mismatch (a griefer challenges without looking). */
+  /** Re-checks one task and commits to a challenge on a mismatch (a griefer commits without looking). */
   async function examine(task: Task): Promise<boolean> {
     emit({type: 'checking', taskId: task.id})
     let claim: {segment: number; claimedEndHash: Hex}
@@ -197,8 +208,9 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     if (signal?.aborted) return false
     try {
       await ensureRegistered(connection, 'whistleblower')
-      const transaction = await challengeTask(connection, task, claim)
-      emit({type: 'challenged', taskId: task.id, segment: claim.segment, claimedEndHash: claim.claimedEndHash, index: transaction.index, gasUsed: transaction.gasUsed})
+      const transaction = await commitChallenge(connection, task, claim)
+      unopened.set(attemptOf(task), {task, claim})
+      emit({type: 'committed', taskId: task.id, index: transaction.index, gasUsed: transaction.gasUsed})
       return true
     } catch (error) {
       // The window closed while it replayed, the queue filled up, or the verdict changed under it.
@@ -220,6 +232,34 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
       return (await connection.publicClient.readContract({address: connection.contracts.registry, abi: roleRegistryAbi, functionName, args} as never)) as T
     } catch (error) {
       throw toProtocolError(functionName, error)
+    }
+  }
+}
+
+// One look per proof: a task re-verified with another proof (after a forced error) is a new one.
+const attemptOf = (task: Pick<Task, 'id' | 'proofRoot'>) => `${task.id}:${task.proofRoot}`
+
+/** Commitments waiting for their open window, by attempt. */
+type Unopened = Map<string, {task: Task; claim: ChallengeClaim}>
+
+/** Opens every commitment whose open window has come (the transaction lands after the block read). */
+async function openDue(connection: SignedConnection, unopened: Unopened, tasks: Task[], head: bigint, emit: (event: WhistleblowerEvent) => void): Promise<void> {
+  for (const [attempt, {task, claim}] of unopened) {
+    const current = tasks.find((candidate) => candidate.id === task.id)
+    if (!current || current.status !== 'Verified' || attemptOf(current) !== attempt || head + 1n > current.openEndBlock) {
+      unopened.delete(attempt)
+      emit({type: 'lost-race', taskId: task.id, reason: 'the open window passed before the commitment was opened'})
+      continue
+    }
+    // Simulated against the head before it is sent: the head itself must be past the challenge window.
+    if (head <= current.challengeEndBlock) continue
+    unopened.delete(attempt)
+    try {
+      const transaction = await openChallenge(connection, current, claim)
+      emit({type: 'challenged', taskId: task.id, segment: claim.segment, claimedEndHash: claim.claimedEndHash, index: transaction.index, gasUsed: transaction.gasUsed})
+    } catch (error) {
+      if (!isRevert(error, 'OutsideOpenWindow', 'AlreadyOpened', 'InvalidStatus')) throw error
+      emit({type: 'lost-race', taskId: task.id, reason: error.errorName})
     }
   }
 }

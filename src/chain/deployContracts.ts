@@ -37,6 +37,7 @@ export const defaultProtocolParams: Readonly<ProtocolParams> = {
   verifierStake: parseEther('0.5'),
   challengeDeposit: parseEther('0.2'),
   challengeWindowBlocks: 5n,
+  openWindowBlocks: 3n,
   revealWindowBlocks: 3n,
   roundTimeoutBlocks: 10n,
   committeeTimeoutBlocks: 20n,

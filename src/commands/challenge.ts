@@ -15,7 +15,7 @@ import {withInterrupt} from '../ui/withInterrupt.js'
 export default class Challenge extends BaseCommand {
   static override summary = 'Act as a whistleblower: re-check accepted verdicts in their challenge window and challenge a wrong proof.'
   static override description =
-    'Registers as a whistleblower and stakes one challenge deposit if needed. --task ID re-checks that task now: it replays its segments (all of them up to 8, else --segments random ones) in exact mode on the proof\'s runtime and, at the first end hash that differs from the committed checkpoint, challenges it with the hash its replay gave; --wait then plays the pinpoint dispute (docs/disputes.md) and pumps settle until the market applied the outcome. --loop plays the litepaper strategy: it joins the active whistleblowers while fewer than --max-active are, checks a random accepted task in its challenge window, challenges on a mismatch, plays its disputes and leaves when the count rises above --max-active. With --json, --loop prints each event as one JSON line.'
+    'Registers as a whistleblower and stakes one challenge deposit if needed. --task ID re-checks that task now: it replays its segments (all of them up to 8, else --segments random ones) in exact mode on the proof\'s runtime and, at the first end hash that differs from the committed checkpoint, challenges it with the hash its replay gave: it commits to the claim in the challenge window (only a hash goes on chain, so nobody can copy it), waits for the window to close and opens it (a rerun after a crash in between reads its commitment back from the chain and opens it); --wait then plays the pinpoint dispute (docs/disputes.md) and pumps settle until the market applied the outcome. --loop plays the litepaper strategy: it joins the active whistleblowers while fewer than --max-active are, checks a random accepted task in its challenge window, challenges on a mismatch, plays its disputes and leaves when the count rises above --max-active. With --json, --loop prints each event as one JSON line.'
   static override examples = [
     {description: 'Re-check task 3 now and challenge it if a segment does not replay', command: '<%= config.bin %> <%= command.id %> --task 3 --account 6'},
     {description: 'The same, then play the dispute to its outcome', command: '<%= config.bin %> <%= command.id %> --task 3 --account 6 --wait'},
@@ -87,8 +87,10 @@ export default class Challenge extends BaseCommand {
     switch (event.type) {
       case 'segment':
         return this.log(`task ${event.taskId}: segment ${event.segment} (steps ${event.startStep}-${event.endStep}) ${event.match ? 'matches' : 'DIFFERS'} (${event.seconds.toFixed(1)} s)`)
+      case 'committed':
+        return this.log(`task ${event.taskId}: committed to a challenge (queue position ${event.index}); opening it once the challenge window closes`)
       case 'challenged':
-        return this.log(`task ${event.taskId}: challenged segment ${event.segment} with ${event.claimedEndHash} (queue position ${event.index})`)
+        return this.log(`task ${event.taskId}: opened: challenged segment ${event.segment} with ${event.claimedEndHash} (queue position ${event.index})`)
       case 'settle':
         return this.log(`task ${event.taskId}: ${describeSettle(event.outcome)}`)
       case 'dispute':
@@ -112,8 +114,10 @@ export default class Challenge extends BaseCommand {
         return this.log(`task ${event.taskId}: segments ${event.segments.join(', ')} match`)
       case 'skipped':
         return this.log(`task ${event.taskId}: skipped, ${event.reason}`)
+      case 'committed':
+        return this.log(`task ${event.taskId}: committed to a challenge (queue position ${event.index})`)
       case 'challenged':
-        return this.log(`task ${event.taskId}: challenged segment ${event.segment} with ${event.claimedEndHash}`)
+        return this.log(`task ${event.taskId}: opened: challenged segment ${event.segment} with ${event.claimedEndHash}`)
       case 'lost-race':
         return this.log(`task ${event.taskId}: not challenged (${event.reason})`)
       case 'settle':

@@ -11,7 +11,7 @@ import {loadJobSpec} from '../ml/spec/index.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {trainJob, type TrainResult} from '../ml/train/trainJob.js'
 import {connect, requireSigner, type SignedConnection} from '../protocol/connect.js'
-import {challengeTask} from '../protocol/disputeActions.js'
+import {commitAndOpen} from '../actors/commitAndOpen.js'
 import type {Dispute} from '../protocol/disputeTypes.js'
 import {ensureRegistered, getStake} from '../protocol/ensureRegistered.js'
 import {gameAddress} from '../protocol/gameAddress.js'
@@ -20,6 +20,7 @@ import {getTask} from '../protocol/getTask.js'
 import {settleTask} from '../protocol/marketActions.js'
 import {packageRoot} from '../sim/scenario.js'
 import {acceptedTask as acceptTask, mine as mineBlocks} from '../../test/helpers/acceptedTask.js'
+import {mineTo} from '../../test/helpers/mining.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
 import {createDisputeAgent, type DisputeAgent, type DisputeAgentEvent, type DisputeAgentOptions} from './createDisputeAgent.js'
 import {stateAtStep} from './stateHashes.js'
@@ -96,7 +97,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     const recheck = await recheckTask(whistleblower, task)
     assert.ok(recheck.mismatch, 'the whistleblower found nothing wrong with a corrupted proof')
     await ensureRegistered(whistleblower, 'whistleblower')
-    await challengeTask(whistleblower, task, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual})
+    await commitAndOpen(whistleblower, task, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual}, {untilBlock: (block) => mineTo(submitter, block)})
     return {segment: recheck.mismatch.segment}
   }
 
@@ -112,7 +113,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     const taskId = await acceptedTask(honest)
     await ensureRegistered(whistleblower, 'whistleblower')
     const before = {solver: await getStake(solver, solver.account.address), griefer: await getStake(whistleblower, whistleblower.account.address)}
-    await challengeTask(whistleblower, await getTask(whistleblower, taskId), {segment: 2, claimedEndHash: keccak256(toHex('made up'))})
+    await commitAndOpen(whistleblower, await getTask(whistleblower, taskId), {segment: 2, claimedEndHash: keccak256(toHex('made up'))}, {untilBlock: (block) => mineTo(submitter, block)})
     const disputeId = await openDispute(taskId)
 
     const proverLog: DisputeAgentEvent[] = []

@@ -2,6 +2,7 @@ import {type Hex, parseEventLogs} from 'viem'
 
 import {pinpointGameAbi, taskMarketAbi} from '../chain/generated/index.js'
 import type {ArbitrationPayload} from '../dispute/arbitration.js'
+import {type ChallengeClaim, challengeCommitment, challengeSalt, sealClaim} from './challengeCommitment.js'
 import type {SignedConnection} from './connect.js'
 import {type DisputeOutcome, disputeOutcomes, type TraceHeader, type VoteChoice, voteChoices} from './disputeTypes.js'
 import {gameAddress} from './gameAddress.js'
@@ -60,21 +61,41 @@ export async function timeoutDispute(connection: SignedConnection, disputeId: bi
 }
 
 /**
- * A whistleblower challenges an accepted verdict (docs/disputes.md, "Task lifecycle", 6): `claimedEndHash` is
- * its own replay of `segment`; the Merkle proofs of the segment's committed checkpoints are built from the
- * proof's manifest in the store. Returns the challenge's position in the task's queue.
+ * A whistleblower commits to a challenge of an accepted verdict in its challenge window (docs/disputes.md,
+ * "Task lifecycle", 6): only the commitment goes on chain, with the claim sealed for this account alone (see
+ * {@link readCommittedClaim}), so nobody can copy it before the window closes. Returns its seat in the queue.
  */
-export async function challengeTask(
+export async function commitChallenge(
   connection: SignedConnection,
-  task: Pick<Task, 'id' | 'manifestHash' | 'proofRoot'>,
-  claim: {segment: number; claimedEndHash: Hex},
+  task: Pick<Task, 'id' | 'verdictBlock'>,
+  claim: ChallengeClaim,
 ): Promise<TransactionResult & {index: bigint}> {
-  const proof = await segmentProof(connection.store, task, claim.segment)
+  const salt = await challengeSalt(connection, task)
   const transaction = await sendContractTransaction(connection, {
     address: connection.contracts.market,
     abi: taskMarketAbi,
-    functionName: 'challenge',
-    args: [task.id, claim.segment, claim.claimedEndHash, proof.startHash, proof.startProof, proof.endHash, proof.endProof],
+    functionName: 'commitChallenge',
+    args: [task.id, challengeCommitment(task.id, connection.account.address, claim, salt), sealClaim(claim, salt)],
+  })
+  const [committed] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'ChallengeCommitted'})
+  return {...transaction, index: committed ? BigInt(committed.args.index) : -1n}
+}
+
+/**
+ * Opens the caller's committed challenge in the open window: the claim and salt, with the Merkle proofs of the
+ * segment's committed checkpoints built from the proof's manifest in the store. Returns its index in the queue.
+ */
+export async function openChallenge(
+  connection: SignedConnection,
+  task: Pick<Task, 'id' | 'manifestHash' | 'proofRoot' | 'verdictBlock'>,
+  claim: ChallengeClaim,
+): Promise<TransactionResult & {index: bigint}> {
+  const [proof, salt] = await Promise.all([segmentProof(connection.store, task, claim.segment), challengeSalt(connection, task)])
+  const transaction = await sendContractTransaction(connection, {
+    address: connection.contracts.market,
+    abi: taskMarketAbi,
+    functionName: 'openChallenge',
+    args: [task.id, claim.segment, claim.claimedEndHash, salt, proof.startHash, proof.startProof, proof.endHash, proof.endProof],
   })
   const [queued] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'ChallengeQueued'})
   return {...transaction, index: queued ? BigInt(queued.args.index) : -1n}

@@ -6,13 +6,15 @@ import {type DisputeOutcome, disputeOutcomes} from './disputeTypes.js'
 import {toProtocolError} from './errors.js'
 
 /** Mirrors `TaskMarket.ChallengeState`. */
-export const challengeStates = ['Queued', 'Playing', 'Done'] as const
+export const challengeStates = ['Committed', 'Queued', 'Playing', 'Done'] as const
 export type ChallengeState = (typeof challengeStates)[number]
 
 /** One whistleblower challenge of a task's accepted verdict (`TaskMarket.Challenge`), in queue order. */
 export type Challenge = {
   index: number
   whistleblower: Address
+  /** keccak256(abi.encode(taskId, whistleblower, segment, claimedEndHash, salt)); the claim fields are 0 until opened. */
+  commitment: Hex
   segment: number
   state: ChallengeState
   outcome: DisputeOutcome
@@ -24,15 +26,16 @@ export type Challenge = {
   disputeId: bigint
 }
 
-/** The challenges queued on a task's current attempt (a reopening clears them). */
+/** The challenges committed on a task's current attempt, in commit order (a reopening clears them). */
 export async function getChallenges(connection: Pick<Connection, 'publicClient' | 'contracts'>, taskId: bigint): Promise<Challenge[]> {
   try {
     const raw = await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'challengesOf', args: [taskId]})
     return raw.map((challenge, index) => ({
       index,
       whistleblower: challenge.whistleblower,
+      commitment: challenge.commitment,
       segment: Number(challenge.segment),
-      state: challengeStates[Number(challenge.state)] ?? 'Queued',
+      state: challengeStates[Number(challenge.state)] ?? 'Committed',
       outcome: disputeOutcomes[Number(challenge.outcome)] ?? 'None',
       claimedEndHash: challenge.claimedEndHash,
       startHash: challenge.startHash,

@@ -11,6 +11,7 @@ export type ProtocolParams = {
   verifierStake: bigint
   challengeDeposit: bigint
   challengeWindowBlocks: bigint
+  openWindowBlocks: bigint
   revealWindowBlocks: bigint
   roundTimeoutBlocks: bigint
   committeeTimeoutBlocks: bigint
@@ -44,6 +45,7 @@ export async function getProtocolParams(connection: Reader): Promise<ProtocolPar
       verifierStake: raw.verifierStake,
       challengeDeposit: raw.challengeDeposit,
       challengeWindowBlocks: BigInt(raw.challengeWindowBlocks),
+      openWindowBlocks: BigInt(raw.openWindowBlocks),
       revealWindowBlocks: BigInt(raw.revealWindowBlocks),
       roundTimeoutBlocks: BigInt(raw.roundTimeoutBlocks),
       committeeTimeoutBlocks: BigInt(raw.committeeTimeoutBlocks),

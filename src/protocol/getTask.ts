@@ -53,6 +53,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       forcedRevealed: raw.forcedRevealed,
       verdictBlock: BigInt(raw.verdictBlock),
       challengeEndBlock: BigInt(raw.challengeEndBlock),
+      openEndBlock: BigInt(raw.openEndBlock),
       revealEndBlock: BigInt(raw.revealEndBlock),
       rejectSegment: Number(raw.rejectSegment),
       disputeFiled: raw.disputeFiled,

@@ -65,9 +65,13 @@ export type Task = {
   forcedErrorBps: number
   /** The solver revealed a forced error: the honest proof replaced the published one. */
   forcedRevealed: boolean
-  /** Block of the verdict; challenges run to challengeEndBlock, a forced error's reveal to revealEndBlock. */
+  /**
+   * Block of the verdict; challenges are committed to challengeEndBlock and opened to openEndBlock, a forced
+   * error is revealed after that to revealEndBlock.
+   */
   verdictBlock: bigint
   challengeEndBlock: bigint
+  openEndBlock: bigint
   revealEndBlock: bigint
   /** A rejection's failed segment (0 for an acceptance). */
   rejectSegment: number

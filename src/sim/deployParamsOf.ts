@@ -20,6 +20,7 @@ export function deployParamsOf(scenario: Pick<Scenario, 'chain' | 'protocol'>, t
       verifierStake: parseEther(chain.verifierStake),
       challengeWindowBlocks: BigInt(chain.challengeWindow),
       ...optional(protocol.challengeDeposit, (value) => ({challengeDeposit: parseEther(value)})),
+      ...optional(protocol.openWindow, (value) => ({openWindowBlocks: BigInt(value)})),
       ...optional(protocol.revealWindow, (value) => ({revealWindowBlocks: BigInt(value)})),
       ...optional(protocol.roundTimeout, (value) => ({roundTimeoutBlocks: BigInt(value)})),
       ...optional(protocol.committeeTimeout, (value) => ({committeeTimeoutBlocks: BigInt(value)})),

@@ -140,6 +140,7 @@ export const scenarioSchema = z.strictObject({
   protocol: z
     .strictObject({
       challengeDeposit: ether.optional().describe('ETH a whistleblower deposits to challenge a verdict'),
+      openWindow: blocks.optional().describe('blocks after the challenge window in which whistleblowers open their challenges'),
       revealWindow: blocks.optional().describe('blocks a solver has to reveal a forced error'),
       roundTimeout: blocks.optional().describe('blocks a party has to answer a dispute round before it loses'),
       committeeTimeout: blocks.optional().describe('blocks the arbitration committee has to vote'),

@@ -77,6 +77,8 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
       return `${task}: revealed the forced error (honest proof ${String(event.honestRoot).slice(0, 10)}…)`
     case 'rejection-disputed':
       return `${task}: disputes the rejection of segment ${String(event.segment)}`
+    case 'committed':
+      return `${task}: committed to a challenge (hidden until the window closes)`
     case 'challenged':
       return `${task}: CHALLENGED segment ${String(event.segment)} (replay ${String(event.claimedEndHash).slice(0, 10)}…)`
     case 'joined':

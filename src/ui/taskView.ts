@@ -83,6 +83,7 @@ export function taskToJson(task: Task): Record<string, unknown> {
     forcedRevealed: task.forcedRevealed,
     verdictBlock: Number(task.verdictBlock),
     challengeEndBlock: Number(task.challengeEndBlock),
+    openEndBlock: Number(task.openEndBlock),
     revealEndBlock: Number(task.revealEndBlock),
     rejectSegment: task.rejectSegment,
     rejectReplayHash: task.rejectReplayHash,

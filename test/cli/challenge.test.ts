@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 
+import {keccak256, toHex} from 'viem'
+
 import {trainJobWithOperatorCorruption} from '../../src/dispute/corruptOperator.js'
 import {stateAtStep} from '../../src/dispute/stateHashes.js'
 import {traceStep} from '../../src/dispute/traceStep.js'
@@ -7,9 +9,13 @@ import {loadJobSpec} from '../../src/ml/spec/index.js'
 import {trainJob} from '../../src/ml/train/trainJob.js'
 import {connect, requireSigner} from '../../src/protocol/connect.js'
 import {settleTask} from '../../src/protocol/marketActions.js'
+import {readCommittedClaim} from '../../src/protocol/challengeCommitment.js'
+import {commitChallenge} from '../../src/protocol/disputeActions.js'
+import {getChallenges} from '../../src/protocol/getChallenges.js'
 import {getTask} from '../../src/protocol/getTask.js'
 import {createDisputeAgent} from '../../src/dispute/createDisputeAgent.js'
 import {acceptedTask, mine} from '../helpers/acceptedTask.js'
+import {startMiner} from '../helpers/mining.js'
 import {runGensyn} from '../helpers/cli.js'
 import {type LocalDevnet, startLocalDevnet} from '../helpers/localDevnet.js'
 
@@ -81,10 +87,13 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
     assert.equal(passed.exitCode, 0, String(passed.stderr))
     assert.deepEqual(JSON.parse(String(passed.stdout)), {taskId: String(clean), checked: [0, 1, 2, 3], mismatch: false, challenged: false})
 
-    const caught = await runGensyn(['challenge', '--task', String(bad), '--state-dir', devnet.stateDir, '--account', '4'])
+    // It commits, then waits for the open window: blocks are mined as on an interval-mining devnet.
+    const stopMining = startMiner(submitter, 200)
+    const caught = await runGensyn(['challenge', '--task', String(bad), '--state-dir', devnet.stateDir, '--account', '4']).finally(stopMining)
     assert.equal(caught.exitCode, 0, String(caught.stderr))
     assert.match(String(caught.stdout), /segment 2 \(steps 100-150\) DIFFERS/)
-    assert.match(String(caught.stdout), /challenged segment 2 with 0x[0-9a-f]{64}/)
+    assert.match(String(caught.stdout), /committed to a challenge \(queue position 0\)/)
+    assert.match(String(caught.stdout), /opened: challenged segment 2 with 0x[0-9a-f]{64}/)
 
     // Past the reveal window, settle opens the game; the CLI reads it back.
     const task = await getTask(submitter, bad)
@@ -129,5 +138,24 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
     const result = JSON.parse(String(run.stdout)) as {challenged: boolean; segment: number; outcome: string; status: string}
     assert.deepEqual([result.challenged, result.segment, result.outcome, result.status], [true, 0, 'ChallengerWon', 'Submitted'])
     assert.equal((await getTask(submitter, taskId)).status, 'Submitted')
+  })
+
+  it('a rerun after a crash between commit and open reads the commitment back from the chain and opens it, without replaying', async () => {
+    const at = async (account: number) => requireSigner(await connect({stateDir: devnet.stateDir, account}))
+    const [submitter, solver, verifier, whistleblower] = await Promise.all([at(1), at(2), at(3), at(4)])
+    const spec = await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')
+    const taskId = await acceptedTask({submitter, solver, verifier}, spec, await trainJob({spec, store: solver.store}))
+    // What the whistleblower sent before it died: the commitment, with its claim sealed in the log.
+    const claim = {segment: 1, claimedEndHash: keccak256(toHex('the replay it had computed'))}
+    await commitChallenge(whistleblower, await getTask(whistleblower, taskId), claim)
+    assert.deepEqual(await readCommittedClaim(whistleblower, await getTask(whistleblower, taskId)), claim)
+
+    const stopMining = startMiner(submitter, 200)
+    const rerun = await runGensyn(['challenge', '--task', String(taskId), '--state-dir', devnet.stateDir, '--account', '4', '--json']).finally(stopMining)
+    assert.equal(rerun.exitCode, 0, String(rerun.stderr))
+    const result = JSON.parse(String(rerun.stdout)) as {checked: number[]; challenged: boolean; segment: number; claimedEndHash: string}
+    assert.deepEqual([result.checked, result.challenged, result.segment, result.claimedEndHash], [[], true, 1, claim.claimedEndHash])
+    const [opened] = await getChallenges(submitter, taskId)
+    assert.deepEqual([opened?.state, opened?.segment, opened?.claimedEndHash], ['Queued', 1, claim.claimedEndHash])
   })
 })

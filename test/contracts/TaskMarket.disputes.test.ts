@@ -4,7 +4,7 @@ import fc from 'fast-check'
 import {type Address, getAddress, type Hex, parseEther, zeroAddress, zeroHash} from 'viem'
 
 import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
-import {pinpointGameAbi, roleRegistryAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
+import {pinpointGameAbi, roleRegistryAbi, taskMarketAbi, taskMarketDisputesAbi} from '../../src/chain/generated/index.js'
 import {merkleRoot} from '../../src/pol/merkle.js'
 import {
   type Actor,
@@ -23,7 +23,8 @@ import {
   useChain,
 } from './helpers/chain.js'
 import {
-  challengeArgs,
+  challengeCommitmentOf,
+  commitChallenge,
   ChallengeState,
   defaultSecret,
   disputeArgs,
@@ -36,8 +37,10 @@ import {
   type Proof,
   proof,
   rejection,
+  openArgs,
   Status,
   taskAt,
+  toOpenWindow,
   toRevealWindow,
   verdictArgs,
   verifyTask,
@@ -84,8 +87,8 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
     ctx.publicClient.readContract({address: ctx.system.game, abi: pinpointGameAbi, functionName: 'getDispute', args: [disputeId]})
   const settle = (id: bigint) => marketWrite(ctx, ctx.actors.other, 'settle', [id])
   const wbs = () => [ctx.extra.wb1, ctx.extra.wb2, ctx.extra.wb3]
-  const challenge = (id: bigint, by: Actor, segment = 1, claim: Hex = claimed, p: Proof = proof) =>
-    marketWrite(ctx, by, 'challenge', challengeArgs(id, p, segment, claim))
+  /** An honest whistleblower's commitment; toRevealWindow / passWindows open it (helpers/tasks.ts). */
+  const challenge = (id: bigint, by: Actor, segment = 1, claim: Hex = claimed, p: Proof = proof) => commitChallenge(ctx, by, id, p, segment, claim)
 
   async function freeOf(account: Address): Promise<bigint> {
     return (await stakeOf(ctx, account)).free
@@ -179,16 +182,32 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
   // ------------------------------------------------------------------ whistleblower challenges
 
   describe('challenge (whistleblowers on an accepted verdict)', () => {
-    it('queues up to maxChallengers in order, locks each deposit and shows the queue', async () => {
+    it('commits up to maxChallengers in order (only a hash: the queue shows no claim), locks each deposit; the openings fill the queue in commit order', async () => {
       const id = await taskAt(ctx, 'Verified')
       const [wb1, wb2, wb3] = wbs()
       const first = await challenge(id, wb1!, 2)
+      const commitment = challengeCommitmentOf(id, wb1!.address, 2, claimed)
       expectEvents(first.events, [
-        {eventName: 'ChallengeQueued', args: {id, whistleblower: wb1!.address, index: 0n, segment: 2, claimedEndHash: claimed}},
+        {eventName: 'ChallengeCommitted', args: {id, whistleblower: wb1!.address, index: 0n, commitment, sealedClaim: '0x'}},
         {eventName: 'Locked', args: {account: wb1!.address, amount: DEPOSIT}},
       ])
       await challenge(id, wb2!, 0, label('another replay'))
       await challenge(id, wb3!, 3)
+      assert.deepEqual(
+        normalize((await challengesOf(id)).map((c) => [c.whistleblower, c.commitment, c.state, c.claimedEndHash, c.segment, c.deposit])),
+        normalize([
+          [wb1!.address, commitment, ChallengeState.Committed, zeroHash, 0, DEPOSIT],
+          [wb2!.address, challengeCommitmentOf(id, wb2!.address, 0, label('another replay')), ChallengeState.Committed, zeroHash, 0, DEPOSIT],
+          [wb3!.address, challengeCommitmentOf(id, wb3!.address, 3, claimed), ChallengeState.Committed, zeroHash, 0, DEPOSIT],
+        ]),
+      )
+      // Opened in another order than committed: the queue keeps the commit order.
+      await toOpenWindow(ctx, id)
+      await marketWrite(ctx, wb3!, 'openChallenge', openArgs(id, proof, 3, claimed))
+      await marketWrite(ctx, wb2!, 'openChallenge', openArgs(id, proof, 0, label('another replay')))
+      const opened = await marketWrite(ctx, wb1!, 'openChallenge', openArgs(id, proof, 2, claimed))
+      expectEvents(opened.events, [{eventName: 'ChallengeQueued', args: {id, whistleblower: wb1!.address, index: 0n, segment: 2, claimedEndHash: claimed}}])
+      await toRevealWindow(ctx, id)
       const queue = await challengesOf(id)
       assert.deepEqual(
         normalize(queue.map((c) => [c.whistleblower, c.segment, c.state, c.outcome, c.claimedEndHash, c.startHash, c.endHash, c.deposit, c.disputeId])),
@@ -668,7 +687,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
 
     it('jackpotShares matches P * 2^(n-1-i) / (2^n - 1) rounded down, for any payout and up to 255 catchers', async () => {
       const shares = (payout: bigint, n: number) =>
-        ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'jackpotShares', args: [payout, BigInt(n)]})
+        ctx.publicClient.readContract({address: ctx.system.disputes, abi: taskMarketDisputesAbi, functionName: 'jackpotShares', args: [payout, BigInt(n)]})
       await fc.assert(
         fc.asyncProperty(fc.bigInt({min: 0n, max: 2n ** 256n - 1n}), fc.integer({min: 0, max: 255}), async (payout, n) => {
           const got = await shares(payout, n)

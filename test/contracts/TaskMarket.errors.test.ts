@@ -29,8 +29,9 @@ import {
   write,
 } from './helpers/chain.js'
 import {
-  challengeArgs,
+  challengeCommitArgs,
   childProof,
+  commitChallenge,
   commitArgs,
   defaultSecret,
   defaultTask,
@@ -39,6 +40,7 @@ import {
   label,
   makeProof,
   mineTo,
+  openArgs,
   passWindows,
   type Proof,
   proof,
@@ -54,6 +56,8 @@ import {
   type Submission,
   submitTask,
   taskAt,
+  testSalt,
+  toOpenWindow,
   toRevealWindow,
   verdictArgs,
 } from './helpers/tasks.js'
@@ -123,7 +127,8 @@ describe('TaskMarket errors (on anvil)', () => {
       )
       const id = await taskAt(ctx, 'Verified')
       const direct = (functionName: string, callArgs: readonly unknown[]) => write(ctx, wb(), ctx.system.disputes, taskMarketDisputesAbi, functionName, callArgs)
-      await expectRevert(direct('challenge', challengeArgs(id, proof, 1, claimed)), 'NotDelegated', [])
+      await expectRevert(direct('commitChallenge', challengeCommitArgs(id, wb().address, 1, claimed)), 'NotDelegated', [])
+      await expectRevert(direct('openChallenge', openArgs(id, proof, 1, claimed)), 'NotDelegated', [])
       await expectRevert(direct('disputeRejection', disputeArgs(id, proof, 1)), 'NotDelegated', [])
       await expectRevert(direct('revealForcedError', [id, defaultSecret, proof.root, proof.manifest]), 'NotDelegated', [])
     })
@@ -149,7 +154,7 @@ describe('TaskMarket errors (on anvil)', () => {
     })
     it('jackpotShares reverts TooManyCatchers(n) above 255', async () => {
       await expectRevert(
-        ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'jackpotShares', args: [1n, 256n]}),
+        ctx.publicClient.readContract({address: ctx.system.disputes, abi: taskMarketDisputesAbi, functionName: 'jackpotShares', args: [1n, 256n]}),
         'TooManyCatchers',
         [256n],
       )
@@ -207,11 +212,12 @@ describe('TaskMarket errors (on anvil)', () => {
         await expectRevert(marketWrite(ctx, ctx.actors.solver, fn, [2n]), 'TaskNotFound', [2n])
       })
     }
-    it('claimTask, commitProof, postVerdict, challenge, disputeRejection and revealForcedError revert TaskNotFound', async () => {
+    it('claimTask, commitProof, postVerdict, commitChallenge, openChallenge, disputeRejection and revealForcedError revert TaskNotFound', async () => {
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'claimTask', [7n, zeroHash]), 'TaskNotFound', [7n])
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(7n)), 'TaskNotFound', [7n])
       await expectRevert(marketWrite(ctx, ctx.actors.verifier, 'postVerdict', verdictArgs(7n, true)), 'TaskNotFound', [7n])
-      await expectRevert(marketWrite(ctx, wb(), 'challenge', challengeArgs(7n, proof, 0, claimed)), 'TaskNotFound', [7n])
+      await expectRevert(marketWrite(ctx, wb(), 'commitChallenge', challengeCommitArgs(7n, wb().address, 0, claimed)), 'TaskNotFound', [7n])
+      await expectRevert(marketWrite(ctx, wb(), 'openChallenge', openArgs(7n, proof, 0, claimed)), 'TaskNotFound', [7n])
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'disputeRejection', disputeArgs(7n, proof, 0)), 'TaskNotFound', [7n])
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'revealForcedError', [7n, defaultSecret, proof.root, proof.manifest]), 'TaskNotFound', [7n])
     })
@@ -539,8 +545,8 @@ describe('TaskMarket errors (on anvil)', () => {
     }
   })
 
-  describe('challenge', () => {
-    const challenge = (id: bigint, segment = 1, claim: Hex = claimed, by = wb()) => marketWrite(ctx, by, 'challenge', challengeArgs(id, proof, segment, claim))
+  describe('commitChallenge', () => {
+    const challenge = (id: bigint, segment = 1, claim: Hex = claimed, by = wb()) => marketWrite(ctx, by, 'commitChallenge', challengeCommitArgs(id, by.address, segment, claim))
     it('reverts InvalidStatus(id, Verifying) before the verdict', async () => {
       const id = await taskAt(ctx, 'Verifying')
       await expectRevert(challenge(id), 'InvalidStatus', [id, Status.Verifying])
@@ -565,38 +571,16 @@ describe('TaskMarket errors (on anvil)', () => {
       await mineTo(ctx, challengeEndBlock)
       await expectRevert(challenge(id), 'ChallengeWindowClosed', [id, challengeEndBlock])
     })
-    it('reverts InvalidChallengeClaim(id) for a zero claim or a claim equal to the committed end hash', async () => {
+    it('reverts ZeroCommitment(id) for a zero commitment', async () => {
       const id = await taskAt(ctx, 'Verified')
-      await expectRevert(challenge(id, 1, zeroHash), 'InvalidChallengeClaim', [id])
-      await expectRevert(challenge(id, 1, proof.checkpoints[2]!), 'InvalidChallengeClaim', [id])
+      await expectRevert(marketWrite(ctx, wb(), 'commitChallenge', [id, zeroHash, '0x']), 'ZeroCommitment', [id])
     })
-    it('reverts InvalidSegment(id, segment) for segment checkpointCount - 1 and above', async () => {
-      const id = await taskAt(ctx, 'Verified')
-      for (const segment of [4, 5, 2 ** 32 - 1]) {
-        const args = challengeArgs(id, proof, 3, claimed)
-        await expectRevert(marketWrite(ctx, wb(), 'challenge', [id, segment, ...args.slice(2)] as never), 'InvalidSegment', [id, segment])
-      }
-    })
-    it('reverts InvalidMerkleProof(id, index) for a start or end checkpoint (or proof) not in the committed tree', async () => {
-      const id = await taskAt(ctx, 'Verified')
-      const [, segment, claim, startHash, startProof, endHash, endProof] = challengeArgs(id, proof, 1, claimed)
-      const other = makeProof('other')
-      const bad = (args: readonly unknown[]) => marketWrite(ctx, wb(), 'challenge', args as never)
-      await expectRevert(bad([id, segment, claim, other.checkpoints[1], startProof, endHash, endProof]), 'InvalidMerkleProof', [id, 1n])
-      await expectRevert(bad([id, segment, claim, startHash, startProof, other.checkpoints[2], endProof]), 'InvalidMerkleProof', [id, 2n])
-      // The right hashes with a proof of another index, a truncated proof, and one with an extra sibling.
-      await expectRevert(bad([id, segment, claim, startHash, endProof, endHash, endProof]), 'InvalidMerkleProof', [id, 1n])
-      await expectRevert(bad([id, segment, claim, startHash, startProof.slice(1), endHash, endProof]), 'InvalidMerkleProof', [id, 1n])
-      await expectRevert(bad([id, segment, claim, startHash, startProof, endHash, [...endProof, zeroHash]]), 'InvalidMerkleProof', [id, 2n])
-      // Swapped start and end.
-      await expectRevert(bad([id, segment, claim, endHash, endProof, startHash, startProof]), 'InvalidMerkleProof', [id, 1n])
-    })
-    it('reverts AlreadyChallenged(id, whistleblower) for a second challenge by the same whistleblower (any segment)', async () => {
+    it('reverts AlreadyChallenged(id, whistleblower) for a second commitment by the same whistleblower (any claim)', async () => {
       const id = await taskAt(ctx, 'Verified')
       await challenge(id, 1)
       await expectRevert(challenge(id, 2), 'AlreadyChallenged', [id, wb().address])
     })
-    it('reverts ChallengeQueueFull(id, maxChallengers) once maxChallengers are queued', async () => {
+    it('reverts ChallengeQueueFull(id, maxChallengers) once maxChallengers have committed', async () => {
       await setParams({maxChallengers: 2})
       const id = await taskAt(ctx, 'Verified')
       await challenge(id, 0, claimed, ctx.extra.wb1)
@@ -607,6 +591,71 @@ describe('TaskMarket errors (on anvil)', () => {
       await registryWrite(ctx, ctx.actors.other, 'register', [WHISTLEBLOWER], {value: parseEther('0.1')})
       const id = await taskAt(ctx, 'Verified')
       await expectRevert(challenge(id, 1, claimed, ctx.actors.other), 'InsufficientFreeStake', [parseEther('0.1'), parseEther('0.2')])
+    })
+  })
+
+  describe('openChallenge', () => {
+    const open = (id: bigint, segment = 1, claim: Hex = claimed, by = wb(), salt: Hex = testSalt) => marketWrite(ctx, by, 'openChallenge', openArgs(id, proof, segment, claim, salt))
+    /** A Verified task on which wb() committed to (segment, claim), with the head at the end of the challenge window. */
+    async function committed(segment = 1, claim: Hex = claimed): Promise<bigint> {
+      const id = await taskAt(ctx, 'Verified')
+      await marketWrite(ctx, wb(), 'commitChallenge', challengeCommitArgs(id, wb().address, segment, claim))
+      await toOpenWindow(ctx, id)
+      return id
+    }
+    it('reverts InvalidStatus(id, Verifying) before the verdict', async () => {
+      const id = await taskAt(ctx, 'Verifying')
+      await expectRevert(open(id), 'InvalidStatus', [id, Status.Verifying])
+    })
+    it('reverts OutsideOpenWindow(id, from, to) inside the challenge window and after the open window', async () => {
+      const id = await taskAt(ctx, 'Verified')
+      await marketWrite(ctx, wb(), 'commitChallenge', challengeCommitArgs(id, wb().address, 1, claimed))
+      const {challengeEndBlock, openEndBlock} = await getTask(ctx, id)
+      await expectRevert(open(id), 'OutsideOpenWindow', [id, challengeEndBlock + 1n, openEndBlock])
+      await mineTo(ctx, openEndBlock)
+      await expectRevert(open(id), 'OutsideOpenWindow', [id, challengeEndBlock + 1n, openEndBlock])
+    })
+    it('reverts NotCommitted(id, caller) for a whistleblower that did not commit', async () => {
+      const id = await committed()
+      await expectRevert(open(id, 1, claimed, ctx.extra.wb2), 'NotCommitted', [id, ctx.extra.wb2.address])
+    })
+    it('reverts CommitmentMismatch(id, caller) for another segment, claim or salt than committed', async () => {
+      const id = await committed()
+      await expectRevert(open(id, 2), 'CommitmentMismatch', [id, wb().address])
+      await expectRevert(open(id, 1, label('another claim')), 'CommitmentMismatch', [id, wb().address])
+      await expectRevert(open(id, 1, claimed, wb(), label('another salt')), 'CommitmentMismatch', [id, wb().address])
+    })
+    it('reverts AlreadyOpened(id, caller) for a second opening', async () => {
+      const id = await committed()
+      await open(id)
+      await expectRevert(open(id), 'AlreadyOpened', [id, wb().address])
+    })
+    it('reverts InvalidChallengeClaim(id) for a committed zero claim or a claim equal to the committed end hash', async () => {
+      for (const claim of [zeroHash, proof.checkpoints[2]!]) {
+        const id = await committed(1, claim)
+        await expectRevert(open(id, 1, claim), 'InvalidChallengeClaim', [id])
+      }
+    })
+    it('reverts InvalidSegment(id, segment) for segment checkpointCount - 1 and above', async () => {
+      for (const segment of [4, 5, 2 ** 32 - 1]) {
+        const id = await committed(segment)
+        const args = openArgs(id, proof, 3, claimed)
+        await expectRevert(marketWrite(ctx, wb(), 'openChallenge', [id, segment, ...args.slice(2)] as never), 'InvalidSegment', [id, segment])
+      }
+    })
+    it('reverts InvalidMerkleProof(id, index) for a start or end checkpoint (or proof) not in the committed tree', async () => {
+      const id = await committed()
+      const [, segment, claim, salt, startHash, startProof, endHash, endProof] = openArgs(id, proof, 1, claimed)
+      const other = makeProof('other')
+      const bad = (args: readonly unknown[]) => marketWrite(ctx, wb(), 'openChallenge', args as never)
+      await expectRevert(bad([id, segment, claim, salt, other.checkpoints[1], startProof, endHash, endProof]), 'InvalidMerkleProof', [id, 1n])
+      await expectRevert(bad([id, segment, claim, salt, startHash, startProof, other.checkpoints[2], endProof]), 'InvalidMerkleProof', [id, 2n])
+      // The right hashes with a proof of another index, a truncated proof, and one with an extra sibling.
+      await expectRevert(bad([id, segment, claim, salt, startHash, endProof, endHash, endProof]), 'InvalidMerkleProof', [id, 1n])
+      await expectRevert(bad([id, segment, claim, salt, startHash, startProof.slice(1), endHash, endProof]), 'InvalidMerkleProof', [id, 1n])
+      await expectRevert(bad([id, segment, claim, salt, startHash, startProof, endHash, [...endProof, zeroHash]]), 'InvalidMerkleProof', [id, 2n])
+      // Swapped start and end.
+      await expectRevert(bad([id, segment, claim, salt, endHash, endProof, startHash, startProof]), 'InvalidMerkleProof', [id, 1n])
     })
   })
 
@@ -667,13 +716,17 @@ describe('TaskMarket errors (on anvil)', () => {
       const id = await forcedTask()
       await expectRevert(reveal(id, {by: ctx.actors.verifier}), 'NotSolver', [id, ctx.actors.verifier.address])
     })
-    it('reverts OutsideRevealWindow(id, from, to) in the challenge window and after the reveal window', async () => {
+    it('reverts OutsideRevealWindow(id, from, to) in the challenge window, in the open window and after the reveal window', async () => {
       const id = await forcedTask(true, {toWindow: false})
-      const {challengeEndBlock, revealEndBlock} = await getTask(ctx, id)
+      const {challengeEndBlock, openEndBlock, revealEndBlock} = await getTask(ctx, id)
+      assert.equal(openEndBlock, challengeEndBlock + defaultProtocolParams.openWindowBlocks)
       await mineTo(ctx, challengeEndBlock - 1n)
-      await expectRevert(reveal(id), 'OutsideRevealWindow', [id, challengeEndBlock + 1n, revealEndBlock])
+      await expectRevert(reveal(id), 'OutsideRevealWindow', [id, openEndBlock + 1n, revealEndBlock])
+      // The last block of the open window: whistleblowers are still opening what they committed to.
+      await mineTo(ctx, openEndBlock - 1n)
+      await expectRevert(reveal(id), 'OutsideRevealWindow', [id, openEndBlock + 1n, revealEndBlock])
       await mineTo(ctx, revealEndBlock)
-      await expectRevert(reveal(id), 'OutsideRevealWindow', [id, challengeEndBlock + 1n, revealEndBlock])
+      await expectRevert(reveal(id), 'OutsideRevealWindow', [id, openEndBlock + 1n, revealEndBlock])
     })
     it('reverts InvalidSecret(id) for a secret that does not open secretHash', async () => {
       const id = await forcedTask()
@@ -738,7 +791,7 @@ describe('TaskMarket errors (on anvil)', () => {
     })
     it('reverts DisputeInProgress(id, disputeId) while the game is being played', async () => {
       const id = await taskAt(ctx, 'Verified')
-      await marketWrite(ctx, wb(), 'challenge', challengeArgs(id, proof, 1, claimed))
+      await commitChallenge(ctx, wb(), id, proof, 1, claimed)
       await passWindows(ctx, id)
       await marketWrite(ctx, ctx.actors.other, 'settle', [id])
       const {activeDispute} = await getTask(ctx, id)
@@ -754,7 +807,7 @@ describe('TaskMarket errors (on anvil)', () => {
       await registryWrite(ctx, wb(), 'register', [WHISTLEBLOWER], {value: parseEther('2'), address: registry})
       const {id} = await submitTask(ctx, {market})
       await driveTask(ctx, id, 'Verified', {market})
-      await marketWrite(ctx, wb(), 'challenge', challengeArgs(id, proof, 1, claimed), {address: market})
+      await commitChallenge(ctx, wb(), id, proof, 1, claimed, market)
       await passWindows(ctx, id, market)
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'settle', [id], {address: market}), 'GameNotSet', [])
     })

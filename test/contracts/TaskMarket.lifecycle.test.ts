@@ -333,7 +333,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     await expectRevert(marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id]), 'DeadlinePassed', [id, deadline])
   })
 
-  it('postVerdict records the verdict, its distance (any uint256), a rejection claim, and opens both windows in blocks', async () => {
+  it('postVerdict records the verdict, its distance (any uint256), a rejection claim, and opens the three windows in blocks', async () => {
     const {verifier} = ctx.actors
     for (const [accepted, distance, segment] of [
       [true, 0n, 0],
@@ -348,7 +348,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       expectEvents(result.events, [
         {
           eventName: 'VerdictPosted',
-          args: {id, verifier: verifier.address, accepted, reportHash: proof.report, distance, segment, replayHash, challengeEndBlock: block + 5n, revealEndBlock: block + 8n},
+          args: {id, verifier: verifier.address, accepted, reportHash: proof.report, distance, segment, replayHash, challengeEndBlock: block + 5n, openEndBlock: block + 8n, revealEndBlock: block + 11n},
         },
       ])
       const task = await getTask(ctx, id)
@@ -358,17 +358,17 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       assert.equal(task.distance, distance)
       assert.equal(task.rejectSegment, segment)
       assert.equal(task.rejectReplayHash, replayHash)
-      assert.deepEqual([task.verdictBlock, task.challengeEndBlock, task.revealEndBlock], [block, block + 5n, block + 8n])
+      assert.deepEqual([task.verdictBlock, task.challengeEndBlock, task.openEndBlock, task.revealEndBlock], [block, block + 5n, block + 8n, block + 11n])
     }
   })
 
   it('the windows are snapshotted at the verdict: a config change afterwards does not move them', async () => {
     const id = await taskAt(ctx, 'Verified')
     const before = await getTask(ctx, id)
-    await configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, challengeWindowBlocks: 50n, revealWindowBlocks: 50n}])
+    await configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, challengeWindowBlocks: 50n, openWindowBlocks: 50n, revealWindowBlocks: 50n}])
     await passWindows(ctx, id)
     const after = await getTask(ctx, id)
-    assert.deepEqual([after.challengeEndBlock, after.revealEndBlock], [before.challengeEndBlock, before.revealEndBlock])
+    assert.deepEqual([after.challengeEndBlock, after.openEndBlock, after.revealEndBlock], [before.challengeEndBlock, before.openEndBlock, before.revealEndBlock])
     await marketWrite(ctx, ctx.actors.other, 'settle', [id])
     assert.equal((await getTask(ctx, id)).status, Status.Settled)
   })

@@ -9,12 +9,14 @@ import {merkleProof} from '../../src/pol/merkle.js'
 import {receiptOf, snapshotChain, TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 import {
+  challengeCommitArgs,
   childProof,
   deployProxy,
   escrowOf,
   label,
   makeProof,
   noStart,
+  openArgs,
   type Proof,
   type Proxy,
   proxySetAcceptEther,
@@ -23,6 +25,7 @@ import {
   type Start,
   startOf,
   Status,
+  testSalt,
 } from './helpers/tasks.js'
 
 /** PinpointGame.Phase. */
@@ -161,7 +164,9 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     for (const event of [
       'TaskSettled',
       'TaskRejected',
+      'ChallengeCommitted',
       'ChallengeQueued',
+      'ChallengeForfeited',
       'RejectionDisputed',
       'DisputeStarted',
       'ForcedErrorRevealed',
@@ -196,6 +201,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     readonly revealed = new Set<bigint>()
     readonly secrets = new Map<bigint, Hex>()
     readonly proofs = new Map<bigint, {published: Proof; honest: Proof; forced: boolean}>()
+    /** What each whistleblower committed to, by `${id}:${verdictBlock}:${whistleblower}`, to open it later. */
+    readonly commitments = new Map<string, {segment: number; claim: Hex}>()
     /** What each task's escrow holds by the model: submitted less every shortfall paid out of it. */
     readonly escrows = new Map<bigint, bigint>()
     params: ProtocolParams = {...defaultProtocolParams}
@@ -458,6 +465,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         verifierStake: [ether('0.5'), 0n, 3n, ether('2')][b % 4]!,
         challengeDeposit: [ether('0.2'), 0n, 7n][c % 3]!,
         challengeWindowBlocks: BigInt(1 + (a % 5)),
+        openWindowBlocks: BigInt(1 + (c % 3)),
         revealWindowBlocks: BigInt(1 + (b % 4)),
         roundTimeoutBlocks: BigInt(1 + (c % 4)),
         committeeTimeoutBlocks: BigInt(1 + (a % 3)),
@@ -505,7 +513,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         ['claimTask', [id, zeroHash]],
         ['claimVerification', [id]],
         ['postVerdict', [id, c % 2 === 0, zeroHash, 0n, 0, zeroHash]],
-        ['challenge', [id, segment, label('junk'), proof.checkpoints[segment], merkleProof(proof.checkpoints, segment), proof.checkpoints[segment + 1] ?? zeroHash, []]],
+        ['commitChallenge', [id, c % 5 === 0 ? zeroHash : label(`junk commitment ${c}`), '0x']],
+        ['openChallenge', [id, segment, label('junk'), testSalt, proof.checkpoints[segment], merkleProof(proof.checkpoints, segment), proof.checkpoints[segment + 1] ?? zeroHash, []]],
         ['disputeRejection', [id, zeroHash, [], zeroHash, []]],
         ['revealForcedError', [id, label('wrong secret'), label('root'), label('manifest')]],
         ['commitProof', [id, proof.root, proof.manifest, proof.count, proof.interval, proof.totalSteps, zeroHash, zeroHash, [], []]],
@@ -584,20 +593,29 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
             const segment = b % Math.max(1, p.count - 1)
             if (choice <= 1 && t.accepted) {
               const claim = c % 7 === 0 ? p.checkpoints[segment + 1]! : label(`claim ${c % 3}`)
-              await this.market(wbs[c % 3]!, 'challenge', [
-                id,
-                segment,
-                claim,
-                p.checkpoints[segment]!,
-                merkleProof(p.checkpoints, segment),
-                p.checkpoints[segment + 1]!,
-                merkleProof(p.checkpoints, segment + 1),
-              ])
+              const wb = wbs[c % 3]!
+              // Hidden until the open window: only the commitment goes on chain.
+              if (await this.market(wb, 'commitChallenge', challengeCommitArgs(id, wb, segment, claim))) {
+                this.commitments.set(`${id}:${t.verdictBlock}:${wb}`, {segment, claim})
+              }
             } else if (choice <= 1) {
               const s = t.rejectSegment
               await this.market(t.solver, 'disputeRejection', [id, p.checkpoints[s]!, merkleProof(p.checkpoints, s), p.checkpoints[s + 1]!, merkleProof(p.checkpoints, s + 1)])
             } else {
               await mine(1n)
+            }
+            return
+          }
+          if (head < t.openEndBlock) {
+            // Every whistleblower opens what it committed to (all in this step: each transaction mines a block and
+            // the window is short), except now and then one that never does (a forfeit).
+            const due = wbs.filter((w) => this.commitments.has(`${id}:${t.verdictBlock}:${w}`))
+            if (due.length === 0) return void (await mine(1n))
+            for (const [i, wb] of due.entries()) {
+              const committed = this.commitments.get(`${id}:${t.verdictBlock}:${wb}`)!
+              this.commitments.delete(`${id}:${t.verdictBlock}:${wb}`)
+              if (i === 0 && a % 5 === 0) continue
+              await this.market(wb, 'openChallenge', openArgs(id, p, committed.segment, committed.claim))
             }
             return
           }

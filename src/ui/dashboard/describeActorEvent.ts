@@ -65,6 +65,8 @@ export function describeActorEvent(role: string, event: Record<string, unknown>)
       return {activity: `re-checking ${task}`}
     case 'clean':
       return {activity: `${task} checked: clean`}
+    case 'committed':
+      return {activity: `committed a challenge of ${task}`}
     case 'challenged':
       return {activity: `challenged ${task}`, feed: {kind: 'challenge', text: `CHALLENGED ${task}, segment ${String(event.segment)}`}}
     case 'rejection-disputed':

@@ -11,7 +11,7 @@ import {fixture} from './compileFixtures.js'
 /** TaskMarket.Status, in declaration order. */
 export const Status = {None: 0, Submitted: 1, Claimed: 2, Committed: 3, Verifying: 4, Verified: 5, Settled: 6, Expired: 7} as const
 /** TaskMarket.ChallengeState and IPinpointGame.Outcome, in declaration order. */
-export const ChallengeState = {Queued: 0, Playing: 1, Done: 2} as const
+export const ChallengeState = {Committed: 0, Queued: 1, Playing: 2, Done: 3} as const
 export const Outcome = {None: 0, ProverWon: 1, ChallengerWon: 2, BothWrong: 3, Void: 4} as const
 
 export const label = (text: string): Hex => keccak256(stringToHex(text))
@@ -92,6 +92,7 @@ export const clearedAttempt = {
   forcedRevealed: false,
   verdictBlock: 0n,
   challengeEndBlock: 0n,
+  openEndBlock: 0n,
   revealEndBlock: 0n,
   rejectSegment: 0,
   disputeFiled: false,
@@ -126,10 +127,60 @@ export function segmentOf(p: Proof, segment: number): {startHash: Hex; startProo
   }
 }
 
-/** challenge(...) arguments: `claimed` is the whistleblower's replayed end hash. */
-export function challengeArgs(id: bigint, p: Proof, segment: number, claimed: Hex) {
+/** The salt the tests' whistleblowers open their commitments with (an attacker's tests pass their own). */
+export const testSalt = label('whistleblower salt')
+
+/** keccak256(abi.encode(id, whistleblower, segment, claimed, salt)): what commitChallenge takes. */
+export const challengeCommitmentOf = (id: bigint, whistleblower: Address, segment: number, claimed: Hex, salt: Hex = testSalt): Hex =>
+  keccak256(
+    encodeAbiParameters(
+      [{type: 'uint256'}, {type: 'address'}, {type: 'uint32'}, {type: 'bytes32'}, {type: 'bytes32'}],
+      [id, whistleblower, segment, claimed, salt],
+    ),
+  )
+
+/** commitChallenge(...) arguments (no sealed claim: the contract only logs it). */
+export function challengeCommitArgs(id: bigint, whistleblower: Address, segment: number, claimed: Hex, salt: Hex = testSalt) {
+  return [id, challengeCommitmentOf(id, whistleblower, segment, claimed, salt), '0x'] as const
+}
+
+/** openChallenge(...) arguments: `claimed` is the whistleblower's replayed end hash. */
+export function openArgs(id: bigint, p: Proof, segment: number, claimed: Hex, salt: Hex = testSalt) {
   const s = segmentOf(p, segment)
-  return [id, segment, claimed, s.startHash, s.startProof, s.endHash, s.endProof] as const
+  return [id, segment, claimed, salt, s.startHash, s.startProof, s.endHash, s.endProof] as const
+}
+
+type Opening = {by: Actor; id: bigint; verdictBlock: bigint; args: ReturnType<typeof openArgs>; market: Address}
+const unopened = new WeakMap<Chain, Opening[]>()
+
+/**
+ * An honest whistleblower's challenge, in two halves: commits now and keeps the opening, which
+ * {@link openChallenges} sends once the challenge window has closed (toRevealWindow and passWindows do it first).
+ */
+export async function commitChallenge(ctx: Chain, by: Actor, id: bigint, p: Proof, segment: number, claimed: Hex, market: Address = ctx.system.market): Promise<TxResult> {
+  const result = await marketWrite(ctx, by, 'commitChallenge', challengeCommitArgs(id, by.address, segment, claimed), {address: market})
+  const {verdictBlock} = await getTask(ctx, id, market)
+  unopened.set(ctx, [...(unopened.get(ctx) ?? []), {by, id, verdictBlock, args: openArgs(id, p, segment, claimed), market}])
+  return result
+}
+
+/**
+ * Opens, in commit order, the challenges {@link commitChallenge} kept for this verdict of task `id` that are still
+ * unopened on chain: mines to the open window first. Openings kept for another verdict are dropped.
+ */
+export async function openChallenges(ctx: Chain, id: bigint, market: Address = ctx.system.market): Promise<TxResult[]> {
+  const task = await getTask(ctx, id, market)
+  const all = unopened.get(ctx) ?? []
+  const due = all.filter((o) => o.id === id && o.market === market && o.verdictBlock === task.verdictBlock)
+  unopened.set(ctx, all.filter((o) => !(o.id === id && o.market === market)))
+  if (due.length === 0) return []
+  // Only what is still unopened on chain (a test may open some itself; a rolled-back chain repeats ids and blocks).
+  const queue = await ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'challengesOf', args: [id]})
+  const committed = (o: Opening) => queue.some((c) => c.whistleblower === o.by.address && c.state === ChallengeState.Committed)
+  await mineTo(ctx, task.challengeEndBlock)
+  const results: TxResult[] = []
+  for (const o of due.filter(committed)) results.push(await marketWrite(ctx, o.by, 'openChallenge', o.args, {address: market}))
+  return results
 }
 
 /** disputeRejection(...) arguments for the rejected `segment` of `p`. */
@@ -311,14 +362,23 @@ export async function mineTo(ctx: Chain, block: bigint): Promise<void> {
   if (block > head) await ctx.test.mine({blocks: Number(block - head)})
 }
 
-/** Past the challenge window: the next transaction lands in the reveal window's first block. */
-export async function toRevealWindow(ctx: Chain, id: bigint, market?: Address): Promise<void> {
+/** Past the challenge window: the next transaction lands in the open window's first block. */
+export async function toOpenWindow(ctx: Chain, id: bigint, market?: Address): Promise<void> {
   await mineTo(ctx, (await getTask(ctx, id, market)).challengeEndBlock)
 }
 
-/** Past the reveal window: the next transaction may settle. */
-export async function passWindows(ctx: Chain, id: bigint, market?: Address): Promise<void> {
+/** Opens the kept challenges, then past the open window: the next transaction lands in the reveal window's first block. */
+export async function toRevealWindow(ctx: Chain, id: bigint, market?: Address): Promise<TxResult[]> {
+  const opened = await openChallenges(ctx, id, market)
+  await mineTo(ctx, (await getTask(ctx, id, market)).openEndBlock)
+  return opened
+}
+
+/** Opens the kept challenges, then past the reveal window: the next transaction may settle. */
+export async function passWindows(ctx: Chain, id: bigint, market?: Address): Promise<TxResult[]> {
+  const opened = await openChallenges(ctx, id, market)
   await mineTo(ctx, (await getTask(ctx, id, market)).revealEndBlock)
+  return opened
 }
 
 // ------------------------------------------------------------------ ProxyActor (a contract account)
