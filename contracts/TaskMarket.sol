@@ -111,7 +111,7 @@ contract TaskMarket is TaskMarketBase {
     {
         if (specHash == bytes32(0)) revert ZeroSpecHash();
         if (parentId != 0 && _task(parentId).submitter != msg.sender) revert ForeignParent(parentId, msg.sender);
-        SolverBook.Terms memory terms = book.onSubmit(workUnits, maxSteps, maxPrice);
+        SolverBook.Terms memory terms = book.onSubmit(workUnits, maxSteps, maxPrice, parentId != 0);
         if (msg.value < terms.escrow) revert InsufficientEscrow(msg.value, terms.escrow);
 
         id = ++taskCount;
@@ -123,6 +123,7 @@ contract TaskMarket is TaskMarketBase {
         t.workUnits = workUnits;
         t.maxSteps = maxSteps;
         t.verifierFeeBps = terms.verifierFeeBps;
+        t.demandWeight = terms.demandWeight;
         t.maxPrice = maxPrice;
         t.parentId = parentId;
         t.claimTimeout = terms.claimTimeout;
@@ -155,7 +156,8 @@ contract TaskMarket is TaskMarketBase {
         }
         uint64 deadline = _claimDeadline(t);
         if (block.timestamp > deadline) revert DeadlinePassed(id, deadline);
-        uint256 price = book.onClaim(msg.sender, t.maxPrice);
+        (uint256 price, uint16 weight) = book.onClaim(msg.sender, t.maxPrice, t.workUnits, t.demandWeight);
+        if (weight != t.demandWeight) t.demandWeight = weight;
         // No overflow: price <= maxPrice, and workUnits * maxPrice is below the escrow paid at submission.
         uint256 solverReward = price * t.workUnits;
         uint256 verifierReward = solverReward * t.verifierFeeBps / BPS;
@@ -443,9 +445,9 @@ contract TaskMarket is TaskMarketBase {
         emit TaskExpired(id, from, refunded);
 
         if (from == Status.Submitted) {
-            book.onCancel();
+            book.onCancel(t.demandWeight);
         } else {
-            book.onRelease(solver, true);
+            book.onRelease(solver, true, t.demandWeight);
             registry.unlock(solver, solverLocked);
             if (from == Status.Verifying) _slash(id, t.verifier, t.verifierLocked, address(0));
         }

@@ -83,8 +83,11 @@ export const testMarketParams = {
   minWorkUnitsPerSecond: 2500n,
   verificationTimeoutSeconds: 300n,
 } as const
-/** The offer `useChain` lists for its solvers: asks the floor, 100 tasks at once. */
-export const testOffer = {ask: TEST_PRICE, capacity: 100} as const
+/**
+ * The offer `useChain` lists for its solvers: asks the floor, 5 tasks at once (backed by 5 stakes of the default
+ * 1 ether solverStake: every useChain solver holds at least 5 ether).
+ */
+export const testOffer = {ask: TEST_PRICE, capacity: 5} as const
 
 export type Chain = {
   anvil: Anvil
@@ -532,8 +535,8 @@ const LIVE = new Set([1, 2, 3, 4, 5])
 const HELD = new Set([2, 3, 4, 5])
 
 /**
- * The book counts what the market holds: demand == live tasks, and the `active` count of every account that holds
- * a task or ever listed an offer == its claims.
+ * The book counts what the market holds: demand == the live tasks' demand weights, and the `active` count of every
+ * account that holds a task or ever listed an offer == its claims.
  */
 async function checkBook(ctx: Chain, market: Address, book: Address): Promise<void> {
   const [count, demand] = await Promise.all([
@@ -543,7 +546,8 @@ async function checkBook(ctx: Chain, market: Address, book: Address): Promise<vo
   const tasks = await Promise.all(
     Array.from({length: Number(count)}, (_, i) => ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [BigInt(i + 1)]})),
   )
-  assert.equal(demand, BigInt(tasks.filter((t) => LIVE.has(t.status)).length), `book ${book}: demand != live tasks of ${market}`)
+  const weights = tasks.filter((t) => LIVE.has(t.status)).reduce((sum, t) => sum + BigInt(t.demandWeight), 0n)
+  assert.equal(demand, weights, `book ${book}: demand != the live tasks' weights of ${market}`)
   const held = new Map<Address, number>()
   for (const t of tasks) if (HELD.has(t.status)) held.set(getAddress(t.solver), (held.get(getAddress(t.solver)) ?? 0) + 1)
   const accounts = [...new Set([...ctx.offerers, ...held.keys()])]

@@ -242,7 +242,8 @@ export async function setWorkTable(ctx: Chain, change: Partial<WorkTableParams>)
 }
 
 /**
- * Registers `actor` as a solver with `stake` and lists `testOffer` (or `offer`) in the book, so it can claim.
+ * Registers `actor` as a solver with `stake` and lists an offer in the book, so it can claim: `offer`, else the
+ * test ask with as many tasks as `stake` backs at the default 1 ether solverStake (at least 1, at most 100).
  * `registry`/`book` for a system other than `ctx.system`.
  */
 export async function registerSolver(
@@ -252,7 +253,8 @@ export async function registerSolver(
   options: {registry?: Address; book?: Address; offer?: {ask: bigint; capacity: number}} = {},
 ): Promise<void> {
   await registryWrite(ctx, actor, 'register', [1], {value: stake, address: options.registry})
-  const offer = options.offer ?? testOffer
+  const backed = Number(stake / parseEther('1'))
+  const offer = options.offer ?? {ask: testOffer.ask, capacity: Math.min(100, Math.max(1, backed))}
   await bookWrite(ctx, actor, 'setOffer', [offer.ask, offer.capacity], {address: options.book})
 }
 
