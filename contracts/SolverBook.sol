@@ -11,7 +11,8 @@ import {ProtocolConfig, MarketParams, WorkTable} from "./ProtocolConfig.sol";
 ///         EIP-1559's base fee: `delta = clamp(priceStepBps * (u - target) / target, -priceStepBps, +priceStepBps)`,
 ///         `price = clamp(price * (10000 + delta) / 10000, priceFloor, priceCeiling)`, where `u` is the median of
 ///         the utilisation sampled at the last WINDOW epoch ends. A sample is `demand / capacity` in basis points
-///         (`2 * target` when capacity is 0 and demand is not), capped at `2 * target` (a full step).
+///         (demand in basis points of a slot over capacity in slots; `2 * target` when capacity is 0 and demand is
+///         not), capped at `2 * target` (a full step).
 ///         The TaskMarket tells the book about every task (the hooks, `onlyMarket`); a claim takes the price of
 ///         its block, and only a listed solver below its capacity, whose ask is at most the price, may claim a
 ///         task whose `maxPrice` is at least the price.
@@ -382,14 +383,15 @@ contract SolverBook {
         price = _clamp(price, m);
     }
 
-    /// @dev demand * 10000 / capacity (2 * target when capacity is 0 and demand is not), capped at 2 * target
-    ///      (a full step; it fits 16 bits since target <= 10000).
+    /// @dev demand / capacity in basis points (demand counts basis points of a slot, capacity slots; 2 * target
+    ///      when capacity is 0 and demand is not), capped at 2 * target (a full step; it fits 16 bits since
+    ///      target <= 10000).
     function _utilization(uint16 targetBps) private view returns (uint256 u) {
         uint256 cap = 2 * uint256(targetBps);
         uint256 c = capacity;
         uint256 d = demand;
         if (c == 0) return d == 0 ? 0 : cap;
-        u = d * BPS / c;
+        u = d / c;
         if (u > cap) u = cap;
     }
 
