@@ -343,7 +343,9 @@ describe('TaskMarket errors (on anvil)', () => {
       })
     })
     it('bubbles the registry InsufficientFreeStake(available, requested) for a solver without enough stake', async () => {
-      await registerSolver(ctx, ctx.actors.other, parseEther('0.25'))
+      // Listed with the stake its offer needs, then unbonding most of it (the offer stays until someone prunes it).
+      await registerSolver(ctx, ctx.actors.other, parseEther('1'))
+      await registryWrite(ctx, ctx.actors.other, 'requestUnbond', [parseEther('0.75')])
       const {id} = await submitTask(ctx)
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'claimTask', [id, zeroHash]), 'InsufficientFreeStake', [parseEther('0.25'), parseEther('1')])
     })

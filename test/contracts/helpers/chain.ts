@@ -84,10 +84,13 @@ export const testMarketParams = {
   verificationTimeoutSeconds: 300n,
 } as const
 /**
- * The offer `useChain` lists for its solvers: asks the floor, 5 tasks at once (backed by 5 stakes of the default
- * 1 ether solverStake: every useChain solver holds at least 5 ether).
+ * The offer `useChain` lists for its solvers at the default stake (5 ether): asks the floor, 5 tasks at once, as
+ * many as 5 stakes of the default 1 ether solverStake back (`backedCapacity`).
  */
 export const testOffer = {ask: TEST_PRICE, capacity: 5} as const
+
+/** The tasks at once `stake` backs at the default 1 ether solverStake: at least 1, at most 100. */
+export const backedCapacity = (stake: bigint): number => Math.min(100, Math.max(1, Number(stake / parseEther('1'))))
 
 export type Chain = {
   anvil: Anvil
@@ -118,7 +121,7 @@ export type UseChainOptions = {
   /** Deployment parameters; `market` overrides go over `testMarketParams`. */
   params?: DeployParams
   /**
-   * Register solver (SOLVER, with `testOffer` listed) and verifier/verifier2 (VERIFIER) with this much stake each.
+   * Register solver (SOLVER, with `testOffer`'s ask listed for the `backedCapacity` of its stake) and verifier/verifier2 (VERIFIER) with this much stake each.
    * Default 5 ether.
    */
   stake?: bigint
@@ -196,7 +199,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
 
     const stake = options.stake ?? parseEther('5')
     await registryWrite(ctx, actors.solver, 'register', [1], {value: stake})
-    await bookWrite(ctx, actors.solver, 'setOffer', [testOffer.ask, testOffer.capacity])
+    await bookWrite(ctx, actors.solver, 'setOffer', [testOffer.ask, backedCapacity(stake)])
     await registryWrite(ctx, actors.verifier, 'register', [2], {value: stake})
     await registryWrite(ctx, actors.verifier2, 'register', [2], {value: stake})
 
@@ -211,7 +214,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
         ctx.extra[name] = {name, address: clients.account.address, wallet: clients.walletClient}
         ctx.tracked.add(clients.account.address)
         await registryWrite(ctx, ctx.extra[name], 'register', [name === 'solver2' ? 1 : 4], {value: stake})
-        if (name === 'solver2') await bookWrite(ctx, ctx.extra[name], 'setOffer', [testOffer.ask, testOffer.capacity])
+        if (name === 'solver2') await bookWrite(ctx, ctx.extra[name], 'setOffer', [testOffer.ask, backedCapacity(stake)])
       }
     }
   })

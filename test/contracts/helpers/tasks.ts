@@ -5,7 +5,7 @@ import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getA
 import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
 import {merkleProof, merkleRoot} from '../../../src/pol/merkle.js'
 import type {MarketParams, WorkTableParams} from '../../../src/chain/deployContracts.js'
-import {type Actor, bookWrite, type Chain, configWrite, getTask, marketWrite, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
+import {type Actor, backedCapacity, bookWrite, type Chain, configWrite, getTask, marketWrite, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
 
 /** TaskMarket.Status, in declaration order. */
@@ -253,8 +253,7 @@ export async function registerSolver(
   options: {registry?: Address; book?: Address; offer?: {ask: bigint; capacity: number}} = {},
 ): Promise<void> {
   await registryWrite(ctx, actor, 'register', [1], {value: stake, address: options.registry})
-  const backed = Number(stake / parseEther('1'))
-  const offer = options.offer ?? {ask: testOffer.ask, capacity: Math.min(100, Math.max(1, backed))}
+  const offer = options.offer ?? {ask: testOffer.ask, capacity: backedCapacity(stake)}
   await bookWrite(ctx, actor, 'setOffer', [offer.ask, offer.capacity], {address: options.book})
 }
 
