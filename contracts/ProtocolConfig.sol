@@ -193,6 +193,11 @@ contract ProtocolConfig {
         return _params;
     }
 
+    /// @notice `params().solverStake` alone (one slot): what the SolverBook weighs demand and offers in.
+    function solverStake() external view returns (uint256) {
+        return _params.solverStake;
+    }
+
     function marketParams() external view returns (MarketParams memory) {
         return _market;
     }

@@ -48,8 +48,8 @@ import {TaskMarketBase} from "./TaskMarketBase.sol";
 ///      reverts on purpose) blocks only its own withdrawal, never a settlement, an expiry or anyone's stake.
 ///      Jackpot shares are paid into the catchers' registry stake (`depositFor`), so no catcher can block a reveal.
 contract TaskMarket is TaskMarketBase {
-    /// @notice The code of the challenge-, open- and reveal-window actions (commitChallenge, openChallenge,
-    ///         disputeRejection, revealForcedError), run on this market's storage: the same rules in a second contract, so that each
+    /// @notice The code of the actions off the honest path: the challenge-, open- and reveal-window actions
+    ///         (commitChallenge, openChallenge, disputeRejection, revealForcedError) and expire, run on this market's storage: the same rules in a second contract, so that each
     ///         stays under the EIP-170 code size limit.
     address public immutable disputes;
 
@@ -112,7 +112,7 @@ contract TaskMarket is TaskMarketBase {
     {
         if (specHash == bytes32(0)) revert ZeroSpecHash();
         if (parentId != 0 && _task(parentId).submitter != msg.sender) revert ForeignParent(parentId, msg.sender);
-        SolverBook.Terms memory terms = book.onSubmit(workUnits, maxSteps, maxPrice);
+        SolverBook.Terms memory terms = book.onSubmit(workUnits, maxSteps, maxPrice, parentId != 0);
         if (msg.value < terms.escrow) revert InsufficientEscrow(msg.value, terms.escrow);
 
         id = ++taskCount;
@@ -124,6 +124,7 @@ contract TaskMarket is TaskMarketBase {
         t.workUnits = workUnits;
         t.maxSteps = maxSteps;
         t.verifierFeeBps = terms.verifierFeeBps;
+        t.demandWeight = terms.demandWeight;
         t.maxPrice = maxPrice;
         t.parentId = parentId;
         t.claimTimeout = terms.claimTimeout;
@@ -156,7 +157,8 @@ contract TaskMarket is TaskMarketBase {
         }
         uint64 deadline = _claimDeadline(t);
         if (block.timestamp > deadline) revert DeadlinePassed(id, deadline);
-        uint256 price = book.onClaim(msg.sender, t.maxPrice);
+        (uint256 price, uint16 weight) = book.onClaim(msg.sender, t.maxPrice, t.workUnits, t.demandWeight);
+        if (weight != t.demandWeight) t.demandWeight = weight;
         // No overflow: price <= maxPrice, and workUnits * maxPrice is below the escrow paid at submission.
         uint256 solverReward = price * t.workUnits;
         uint256 verifierReward = solverReward * t.verifierFeeBps / BPS;
@@ -438,40 +440,9 @@ contract TaskMarket is TaskMarketBase {
     ///         Submitted (nobody claimed it; a task with a parent: see the contract's notes on deadlines).
     ///         Committed (no verifier): the solver's stake is unlocked. Verifying (no verdict): the solver's stake
     ///         is unlocked and the verifier's slashed (no winner).
-    function expire(uint256 id) external {
-        Task storage t = _task(id);
-        Status from = t.status;
-        if (from != Status.Submitted && from != Status.Claimed && from != Status.Committed && from != Status.Verifying) {
-            revert NotExpirable(id, from);
-        }
-        uint64 deadline = from == Status.Submitted ? _claimDeadline(t) : t.deadline;
-        if (block.timestamp <= deadline) revert DeadlineNotReached(id, deadline);
-        address solver = t.solver;
-        uint256 solverLocked = t.solverLocked;
-
-        if (from == Status.Claimed) {
-            uint256 slashed = solverLocked * config.marketParams().timeoutSlashBps / BPS;
-            emit ClaimTimedOut(id, solver, slashed);
-            _reopen(id, t);
-            _slash(id, solver, slashed, address(0));
-            if (solverLocked != slashed) registry.unlock(solver, solverLocked - slashed);
-            return;
-        }
-
-        uint256 refunded = t.escrow;
-        t.status = Status.Expired;
-        totalEscrow -= refunded;
-        emit TaskExpired(id, from, refunded);
-
-        if (from == Status.Submitted) {
-            book.onCancel();
-        } else {
-            book.onRelease(solver, true);
-            registry.unlock(solver, solverLocked);
-            if (from == Status.Verifying) _slash(id, t.verifier, t.verifierLocked, address(0));
-        }
-
-        _credit(t.submitter, refunded);
+    /// @dev Runs TaskMarketDisputes.expire on this market's storage (off the honest path, like the dispute actions).
+    function expire(uint256) external {
+        _delegate();
     }
 
     // ---------------------------------------------------------------- views

@@ -53,6 +53,8 @@ abstract contract TaskMarketBase {
         uint64 maxSteps;
         /// ProtocolConfig.marketParams().verifierFeeBps at the submission (the escrow covers this fee)
         uint16 verifierFeeBps;
+        /// the task's weight in the SolverBook's demand (basis points of a slot; 0 until counted: see SolverBook)
+        uint16 demandWeight;
         /// the most the submitter pays per work unit, and the price fixed at the claim (0 before it)
         uint256 maxPrice;
         uint256 price;
@@ -525,7 +527,7 @@ abstract contract TaskMarketBase {
         jackpot += solverTax + verifierTax;
         emit TaskSettled(id, true, solverPaid, verifierPaid, refunded, solverTax + verifierTax);
 
-        book.onRelease(solver, true);
+        book.onRelease(solver, true, t.demandWeight);
         registry.unlock(solver, t.solverLocked);
         registry.unlock(verifier, t.verifierLocked);
 
@@ -649,7 +651,7 @@ abstract contract TaskMarketBase {
     /// @dev Back to Submitted for another solver: the solver's slot in the book is released (not done), every
     ///      field of the attempt is cleared (price and rewards included), the submission's are kept (escrow too).
     function _reopen(uint256 id, Task storage t) internal {
-        book.onRelease(t.solver, false);
+        book.onRelease(t.solver, false, 0);
         Task memory kept = t;
         uint64 claimDeadline = _after(kept.claimTimeout);
         delete _tasks[id];
@@ -661,6 +663,7 @@ abstract contract TaskMarketBase {
         t.workUnits = kept.workUnits;
         t.maxSteps = kept.maxSteps;
         t.verifierFeeBps = kept.verifierFeeBps;
+        t.demandWeight = kept.demandWeight;
         t.maxPrice = kept.maxPrice;
         t.parentId = kept.parentId;
         t.claimTimeout = kept.claimTimeout;

@@ -6,9 +6,9 @@ import {Params} from "./ProtocolConfig.sol";
 import {TaskMarketBase} from "./TaskMarketBase.sol";
 
 /// @title TaskMarketDisputes
-/// @notice The challenge-window and reveal-window actions of TaskMarket (docs/disputes.md, lifecycle 6 and 7):
-///         whistleblower challenges, the solver's dispute of a rejection, and the reveal of a forced error. Its
-///         code runs only on a TaskMarket's storage: the market's functions of the same names DELEGATECALL here.
+/// @notice The actions of TaskMarket off the honest path (docs/disputes.md, lifecycle 6 and 7): whistleblower
+///         challenges (commit and open), the solver's dispute of a rejection, the reveal of a forced error, and
+///         expiry. Its code runs only on a TaskMarket's storage: the market's functions of the same names DELEGATECALL here.
 /// @dev Deployed with the market's own constructor arguments (registry, treasury, config, book), so that its
 ///      immutables equal the market's. A direct call (not through a market) reverts `NotDelegated`.
 contract TaskMarketDisputes is TaskMarketBase {
@@ -164,6 +164,50 @@ contract TaskMarketDisputes is TaskMarketBase {
         for (uint256 i = 0; i < paid.length; i++) {
             if (paid[i] != 0) registry.depositFor{value: paid[i]}(catchers[i]);
         }
+    }
+
+    /// @notice Anyone moves on a task whose stage deadline (seconds) has passed.
+    ///         Claimed (no proof in time): a training timeout. `timeoutSlashBps` of the solver's locked stake is
+    ///         slashed (no winner), the rest unlocked, and the task reopens for another solver (ClaimTimedOut,
+    ///         TaskReopened); the escrow stays.
+    ///         Otherwise the task expires and the escrow (what is left of it) goes back to the submitter.
+    ///         Submitted (nobody claimed it; a task with a parent: see the contract's notes on deadlines).
+    ///         Committed (no verifier): the solver's stake is unlocked. Verifying (no verdict): the solver's stake
+    ///         is unlocked and the verifier's slashed (no winner).
+    function expire(uint256 id) external onlyDelegated {
+        Task storage t = _task(id);
+        Status from = t.status;
+        if (from != Status.Submitted && from != Status.Claimed && from != Status.Committed && from != Status.Verifying) {
+            revert NotExpirable(id, from);
+        }
+        uint64 deadline = from == Status.Submitted ? _claimDeadline(t) : t.deadline;
+        if (block.timestamp <= deadline) revert DeadlineNotReached(id, deadline);
+        address solver = t.solver;
+        uint256 solverLocked = t.solverLocked;
+
+        if (from == Status.Claimed) {
+            uint256 slashed = solverLocked * config.marketParams().timeoutSlashBps / BPS;
+            emit ClaimTimedOut(id, solver, slashed);
+            _reopen(id, t);
+            _slash(id, solver, slashed, address(0));
+            if (solverLocked != slashed) registry.unlock(solver, solverLocked - slashed);
+            return;
+        }
+
+        uint256 refunded = t.escrow;
+        t.status = Status.Expired;
+        totalEscrow -= refunded;
+        emit TaskExpired(id, from, refunded);
+
+        if (from == Status.Submitted) {
+            book.onCancel(t.demandWeight);
+        } else {
+            book.onRelease(solver, true, t.demandWeight);
+            registry.unlock(solver, solverLocked);
+            if (from == Status.Verifying) _slash(id, t.verifier, t.verifierLocked, address(0));
+        }
+
+        _credit(t.submitter, refunded);
     }
 
     /// @notice Jackpot shares of `payout` among `n` catchers: catcher i gets `payout * 2^(n-1-i) / (2^n - 1)`

@@ -169,7 +169,8 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   })
 
   const runtime = await selectBackend(options.backend)
-  await ensureRegistered(connection, 'solver')
+  // The book lists no more tasks than the stake backs (capacity * solverStake, docs/market.md section 3).
+  await ensureRegistered(connection, 'solver', capacity)
   const ask = options.ask ?? (await getMarketParams(connection)).priceFloor
   // The table a task's declared work is checked against: read once, like the price floor above.
   const workTable = await getWorkTable(connection)

@@ -53,7 +53,7 @@ export default class Solve extends BaseCommand {
       description: "Its ask in ETH per work unit: it is listed (and claims) only while the market price is at least this. Default: the protocol's price floor, so it is always listed.",
     }),
     capacity: Flags.integer({
-      description: 'Tasks at once its offer lists (it trains one at a time, and claims its next while the book counts fewer than this active).',
+      description: 'Tasks at once its offer lists (it trains one at a time, and claims its next while the book counts fewer than this active). Its stake is topped up to this many solverStakes: the book lists no capacity the stake does not back.',
       min: 1,
       max: 64,
       default: 1,

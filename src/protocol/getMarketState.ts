@@ -5,10 +5,12 @@ import {toProtocolError} from './errors.js'
 
 /**
  * The market's public signal (docs/market.md, section 3), all read at one block: the price a claim in the next
- * block would pay if no epoch boundary passes (wei per work unit), the demand (tasks waiting or in progress) and
- * the capacity (the sum of listed offers).
+ * block would pay if no epoch boundary passes (wei per work unit), the demand (the live tasks' weights, in basis
+ * points of a task slot: 10000 is a task whose work pays one solverStake at the price it was counted at), the
+ * capacity (the sum of listed offers, tasks at once, each backed by a solverStake) and the utilisation the
+ * controller steps on next (the median of its last 7 epoch-end samples, basis points).
  */
-export type MarketState = {price: bigint; demand: bigint; capacity: bigint; blockNumber: bigint}
+export type MarketState = {price: bigint; demand: bigint; capacity: bigint; utilizationBps: number; blockNumber: bigint}
 
 export async function getMarketState(connection: Pick<Connection, 'publicClient' | 'contracts'>, blockNumber?: bigint): Promise<MarketState> {
   try {
@@ -16,8 +18,9 @@ export async function getMarketState(connection: Pick<Connection, 'publicClient'
     const at = blockNumber ?? (await connection.publicClient.getBlockNumber({cacheTime: 0}))
     const read = (functionName: 'currentPrice' | 'demand' | 'capacity') =>
       connection.publicClient.readContract({address, abi: solverBookAbi, functionName, blockNumber: at})
-    const [price, demand, capacity] = await Promise.all([read('currentPrice'), read('demand'), read('capacity')])
-    return {price, demand, capacity, blockNumber: at}
+    const window = connection.publicClient.readContract({address, abi: solverBookAbi, functionName: 'utilizationWindow', blockNumber: at})
+    const [price, demand, capacity, [, median]] = await Promise.all([read('currentPrice'), read('demand'), read('capacity'), window])
+    return {price, demand, capacity, utilizationBps: median, blockNumber: at}
   } catch (error) {
     throw toProtocolError('getMarketState', error)
   }

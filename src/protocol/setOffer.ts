@@ -9,7 +9,8 @@ const MAX_UINT32 = 2 ** 32 - 1
 /**
  * Lists (or updates) the signer's offer in the SolverBook (docs/market.md, section 3): it may claim tasks while
  * the posted price is at least `ask` (wei per work unit), `capacity` at once. Needs the SOLVER role
- * (NotRegistered otherwise).
+ * (NotRegistered otherwise) and `capacity * solverStake` of stake, free or locked (OfferNotBacked otherwise:
+ * `ensureRegistered(connection, 'solver', capacity)` tops it up).
  */
 export async function setOffer(connection: SignedConnection, offer: {ask: bigint; capacity: number}): Promise<TransactionResult> {
   if (offer.ask <= 0n) throw new InvalidInputError(`ask: expected a price above 0 wei per work unit, got ${offer.ask}`)

@@ -3,6 +3,8 @@ import path from 'node:path'
 
 import {parseEther, zeroHash} from 'viem'
 
+import {roleRegistryAbi} from '../chain/generated/index.js'
+
 import {protocolConfigAbi} from '../chain/generated/index.js'
 import {InvalidInputError} from '../errors/base.js'
 import {escrowFor} from '../ml/estimate/escrowFor.js'
@@ -20,7 +22,8 @@ import {defaultMarketParams} from './getProtocolParams.js'
 import {getTask} from './getTask.js'
 import {getWorkTable} from './getWorkTable.js'
 import {claimTask, commitProof} from './marketActions.js'
-import {getMarketState, getOffer, setOffer, withdrawOffer} from './solverBook.js'
+import {getMarketState, getOffer, pruneOffer, setOffer, withdrawOffer} from './solverBook.js'
+import {sendContractTransaction} from './sendContractTransaction.js'
 import {submitTask} from './submitTask.js'
 
 const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
@@ -78,14 +81,17 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     await assert.rejects(submitTask(submitter, tooLong), (error: unknown) => error instanceof InvalidInputError)
   })
 
-  it('offers: setOffer lists, getOffer reads, getMarketState sees the capacity and demand, withdrawOffer unlists; a claim needs a listed offer', async () => {
+  it('offers: setOffer lists what the stake backs, getOffer reads, getMarketState sees the capacity and demand, withdrawOffer unlists; a claim needs a listed offer', async () => {
     await ensureRegistered(solver, 'solver', 2)
     const state = await getMarketState(solver)
     assert.equal(state.capacity, 0n)
-    assert.ok(state.demand >= 1n, 'the tasks submitted so far are demand')
+    assert.ok(state.demand >= 1n, 'the tasks submitted so far weigh in the demand')
     assert.equal(state.price, defaultMarketParams.initialPrice)
+    assert.equal(state.utilizationBps, defaultMarketParams.targetUtilizationBps, 'no epoch has ended: the window is at the target')
     await assert.rejects(setOffer(solver, {ask: 0n, capacity: 1}), InvalidInputError)
     await assert.rejects(setOffer(solver, {ask: 1n, capacity: 0}), InvalidInputError)
+    // Two solverStakes back two tasks, not three.
+    await assert.rejects(setOffer(solver, {ask: 1n, capacity: 3}), (error: unknown) => isRevert(error, 'OfferNotBacked'))
     await setOffer(solver, {ask: 1n, capacity: 2})
     assert.deepEqual(await getOffer(solver, solver.account.address), {ask: 1n, capacity: 2, active: 0, listed: true})
     assert.equal((await getMarketState(solver)).capacity, 2n)
@@ -107,7 +113,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
 
   it('expireTask: a claimed task past its training deadline times out (typed outcome), the solver loses timeoutSlashBps of its stake, the task reopens', async () => {
     await ensureRegistered(solver, 'solver', 2)
-    await setOffer(solver, {ask: 1n, capacity: 5})
+    await setOffer(solver, {ask: 1n, capacity: 2})
     const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
     await claimTask(solver, taskId, zeroHash)
     // training deadline = 1 s + ceil(workUnits / 1e12) s = 2 s.
@@ -126,5 +132,16 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     await submitter.publicClient.request({method: 'evm_mine', params: []} as never)
     const gone = await expireTask(submitter, taskId)
     assert.deepEqual(gone.outcome, {type: 'expired', fromStatus: 'Submitted', refunded: task.escrow})
+  })
+
+  it('pruneOffer: once the solver unbonds the stake behind its offer, anyone unlists it; OfferBacked before', async () => {
+    await ensureRegistered(solver, 'solver', 2)
+    await setOffer(solver, {ask: 1n, capacity: 2})
+    await assert.rejects(pruneOffer(submitter, solver.account.address), (error: unknown) => isRevert(error, 'OfferBacked'))
+    const [free] = await solver.publicClient.readContract({address: solver.contracts.registry, abi: roleRegistryAbi, functionName: 'stakeOf', args: [solver.account.address]})
+    await sendContractTransaction(solver, {address: solver.contracts.registry, abi: roleRegistryAbi, functionName: 'requestUnbond', args: [free]})
+    await pruneOffer(submitter, solver.account.address)
+    assert.equal((await getOffer(submitter, solver.account.address)).listed, false)
+    assert.equal((await getMarketState(submitter)).capacity, 0n)
   })
 })

@@ -11,7 +11,9 @@ export type PricePoint = {
   seconds: number
   /** Wei per work unit. */
   price: string
+  /** The book's demand: the live tasks' weights, basis points of a task slot (docs/market.md, section 3). */
   demand: string
+  /** Tasks at once over the listed offers. */
   capacity: string
   source: 'event' | 'sample'
 }

@@ -1,7 +1,7 @@
 import type {Connection} from '../protocol/connect.js'
 import {getMarketState} from '../protocol/solverBook.js'
 
-/** The book's price and load at one block, as the devnet saw it while running. */
+/** The book's price and load at one block, as the devnet saw it while running (demand in basis points of a slot). */
 export type MarketSample = {block: bigint; timestamp: bigint; price: bigint; demand: bigint; capacity: bigint}
 
 export type MarketSampler = {readonly samples: MarketSample[]; stop(): Promise<void>}

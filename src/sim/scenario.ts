@@ -26,8 +26,8 @@ const solverSchema = z.strictObject({
   disputeStance: z.enum(['honest', 'defend', 'staller']).optional().describe('how it plays a dispute over its proof; default honest for honest solvers, else defend (docs/disputes.md)'),
   /** Its ask in ETH per work unit (docs/market.md, section 3); default: the protocol's price floor. */
   ask: ether.optional().describe('its ask in ETH per work unit; default the protocol price floor (docs/market.md)'),
-  /** Tasks at once it lists in its offer. */
-  capacity: z.number().int().min(1).max(64).default(1).describe('tasks at once it lists in its offer'),
+  /** Tasks at once it lists in its offer (its stake is topped up to as many solverStakes). */
+  capacity: z.number().int().min(1).max(64).default(1).describe('tasks at once it lists in its offer (its stake is topped up to as many solverStakes)'),
   /** The supply shock: after this many seconds it withdraws its offer, finishes its task and exits. */
   leaveAfterSeconds: z.number().min(0).max(86_400).optional().describe('the supply shock: after this many seconds it withdraws its offer, finishes its task and exits'),
   /**

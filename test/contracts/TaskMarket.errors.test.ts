@@ -131,6 +131,7 @@ describe('TaskMarket errors (on anvil)', () => {
       await expectRevert(direct('openChallenge', openArgs(id, proof, 1, claimed)), 'NotDelegated', [])
       await expectRevert(direct('disputeRejection', disputeArgs(id, proof, 1)), 'NotDelegated', [])
       await expectRevert(direct('revealForcedError', [id, defaultSecret, proof.root, proof.manifest]), 'NotDelegated', [])
+      await expectRevert(direct('expire', [id]), 'NotDelegated', [])
     })
     it('setGame reverts NotOwner(caller) for anyone but the deployer', async () => {
       const market = await bareMarket()
@@ -349,7 +350,9 @@ describe('TaskMarket errors (on anvil)', () => {
       })
     })
     it('bubbles the registry InsufficientFreeStake(available, requested) for a solver without enough stake', async () => {
-      await registerSolver(ctx, ctx.actors.other, parseEther('0.25'))
+      // Listed with the stake its offer needs, then unbonding most of it (the offer stays until someone prunes it).
+      await registerSolver(ctx, ctx.actors.other, parseEther('1'))
+      await registryWrite(ctx, ctx.actors.other, 'requestUnbond', [parseEther('0.75')])
       const {id} = await submitTask(ctx)
       await expectRevert(marketWrite(ctx, ctx.actors.other, 'claimTask', [id, zeroHash]), 'InsufficientFreeStake', [parseEther('0.25'), parseEther('1')])
     })

@@ -92,6 +92,8 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       workUnits: defaultTask.workUnits,
       maxSteps: defaultTask.maxSteps,
       verifierFeeBps: 2000,
+      // 250,000 work units at 1e13 pay 2.5 solverStakes: a whole slot of the book's demand.
+      demandWeight: 10000,
       maxPrice: defaultTask.maxPrice,
       parentId: 0n,
       claimTimeout: defaultTask.claimTimeout,

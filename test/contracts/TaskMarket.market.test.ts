@@ -101,7 +101,7 @@ describe('TaskMarket market: work, prices, split jobs and timeouts (on anvil)', 
       const {solver} = ctx.actors
       // The controller on (floor 1e11, ceiling 1e16); the solvers ask the floor.
       await setMarket(ctx, {priceFloor: 10n ** 11n, priceCeiling: 10n ** 16n, priceEpochBlocks: 2})
-      for (const s of [solver, ctx.extra.solver2]) await bookWrite(ctx, s, 'setOffer', [10n ** 11n, 100])
+      for (const s of [solver, ctx.extra.solver2]) await bookWrite(ctx, s, 'setOffer', [10n ** 11n, 5])
       const maxPrice = 4n * TEST_PRICE
       const {id} = await submitTask(ctx, {maxPrice})
       await ctx.test.mine({blocks: 7})
@@ -267,7 +267,7 @@ describe('TaskMarket market: work, prices, split jobs and timeouts (on anvil)', 
       ])
       // The book released the absent solver's slot (not done: the task is back in the pool).
       assert.equal((await ctx.publicClient.readContract({address: ctx.system.book, abi: solverBookAbi, functionName: 'offerOf', args: [solver.address]})).active, 0)
-      assert.equal(await ctx.publicClient.readContract({address: ctx.system.book, abi: solverBookAbi, functionName: 'demand'}), 1n)
+      assert.equal(await ctx.publicClient.readContract({address: ctx.system.book, abi: solverBookAbi, functionName: 'demand'}), 10000n, 'a whole slot: 250,000 work units at 1e13 pay 2.5 solverStakes')
       // The absent solver may not commit any more; another solver takes the task and finishes it.
       await expectRevert(marketWrite(ctx, solver, 'commitProof', commitArgs(id)), 'InvalidStatus', [id, Status.Submitted])
       await driveTask(ctx, id, 'Verified', {solver: solver2, collect: results})

@@ -82,8 +82,8 @@ const actionArb: fc.Arbitrary<Action> = fc.record({
  *   account's credit;
  * - every account's locked stake is exactly what the market's live tasks locked for it (so no lock is released or
  *   slashed twice, and none is left behind);
- * - the SolverBook's demand is the number of live tasks, each solver's active claims the tasks it holds, its
- *   capacity the sum of the listed offers, and its price inside the current [floor, ceiling];
+ * - the SolverBook's demand is the sum of the live tasks' demand weights, each solver's active claims the tasks it
+ *   holds, its capacity the sum of the listed offers, and its price inside the current [floor, ceiling];
  * - every refund is the escrow less what the escrow paid out, to the wei (settlement, expiry, rejection
  *   shortfalls);
  * - no double payout: no task settles twice, no forced error is revealed (and its jackpot paid) twice in one
@@ -177,6 +177,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       'ClaimTimedOut',
       'OfferSet',
       'OfferWithdrawn',
+      'OfferPruned',
       'PriceUpdated',
       'Credited',
       'CreditWithdrawn',
@@ -239,7 +240,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         lockedByMarket: bigint
         blockNumber: bigint
         bookDemand: bigint
-        liveTasks: bigint
+        liveWeight: bigint
         activeMismatch: Address
         activeInBook: bigint
         heldInMarket: bigint
@@ -264,7 +265,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         `${where}: ${r.lockMismatch} has ${r.lockedInRegistry} locked, the market's tasks locked ${r.lockedByMarket}`,
       )
       assert.equal(r.jackpot, this.jackpotLedger, `${where}: jackpot is not funded + taxed - paid`)
-      assert.equal(r.bookDemand, r.liveTasks, `${where}: the book's demand is not the number of live tasks`)
+      assert.equal(r.bookDemand, r.liveWeight, `${where}: the book's demand is not the live tasks' weights`)
       assert.equal(
         getAddress(r.activeMismatch),
         '0x0000000000000000000000000000000000000000',
@@ -422,9 +423,16 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         case 'offer': {
           const solver = [actors.solver.address, extra.solver2.address][a % 2]!
           if (b % 4 === 0) await this.send(solver, ctx.system.book, solverBookAbi, 'withdrawOffer', [])
+          // Anyone prunes an offer its stake no longer backs (after an unbond or a slash; OfferBacked otherwise).
+          else if (c % 5 === 4) await this.send(actors.other.address, ctx.system.book, solverBookAbi, 'pruneOffer', [solver])
           else {
             const ask = [this.marketParams.priceFloor, 1n, TEST_PRICE, 2n * TEST_PRICE][c % 4]!
-            await this.send(solver, ctx.system.book, solverBookAbi, 'setOffer', [ask, 1 + (b % 4)])
+            // Sometimes all the stake backs (so that the next unbond or slash leaves it prunable).
+            const [free, locked] = (await read(ctx.system.registry, roleRegistryAbi, 'stakeOf', [solver])) as [bigint, bigint]
+            const solverStake = this.params.solverStake
+            const all = solverStake === 0n ? 4n : (free + locked) / solverStake
+            const capacity = b % 4 === 3 && all >= 1n && all < 2n ** 32n ? Number(all) : 1 + (b % 4)
+            await this.send(solver, ctx.system.book, solverBookAbi, 'setOffer', [ask, capacity])
           }
           return
         }
@@ -433,6 +441,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           if (b % 2 === 0) {
             const [free] = await read(ctx.system.registry, roleRegistryAbi, 'stakeOf', [who])
             await this.send(who, ctx.system.registry, roleRegistryAbi, 'requestUnbond', [(free as bigint) / BigInt(2 + (c % 5))])
+            // A watcher prunes the offer the unbonded stake may no longer back (OfferBacked or NotListed otherwise).
+            if (c % 2 === 0) await this.send(actors.other.address, ctx.system.book, solverBookAbi, 'pruneOffer', [who])
           } else {
             await this.send(who, ctx.system.registry, roleRegistryAbi, 'withdraw', [])
           }

@@ -782,8 +782,8 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
   }
 })
 
-/** A ProxyActor registered as a solver with 2 ether of stake and an offer (`testOffer` unless given). */
-async function proxySolver(ctx: Chain, offer: {ask: bigint; capacity: number} = testOffer): Promise<Proxy> {
+/** A ProxyActor registered as a solver with 2 ether of stake and an offer (`testOffer`'s ask for the 2 tasks its stake backs unless given). */
+async function proxySolver(ctx: Chain, offer: {ask: bigint; capacity: number} = {ask: testOffer.ask, capacity: 2}): Promise<Proxy> {
   const proxy = await deployProxy(ctx, ctx.actors.other)
   await proxyCall(ctx, proxy, ctx.system.registry, roleRegistryAbi, 'register', [1], parseEther('2'))
   await proxyCall(ctx, proxy, ctx.system.book, solverBookAbi, 'setOffer', [offer.ask, offer.capacity])

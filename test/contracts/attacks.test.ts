@@ -3,8 +3,8 @@ import assert from 'node:assert/strict'
 import {type Hex, parseEther} from 'viem'
 
 import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
-import {protocolConfigAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
-import {configWrite, expectRevert, getTask, marketWrite, mineAt, snapshotChain, stakeOf, useChain} from './helpers/chain.js'
+import {protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
+import {bookWrite, configWrite, expectRevert, getTask, marketWrite, mineAt, snapshotChain, stakeOf, type TxResult, useChain} from './helpers/chain.js'
 import {
   challengeCommitArgs,
   commitArgs,
@@ -13,6 +13,7 @@ import {
   defaultTask,
   deployProxy,
   driveTask,
+  escrowOf,
   label,
   makeProof,
   mineTo,
@@ -22,6 +23,7 @@ import {
   proxySetAcceptEther,
   setMarket,
   Status,
+  submitTask,
   taskAt,
   testSalt,
   toOpenWindow,
@@ -121,6 +123,126 @@ describe('attacks on the market (on anvil)', () => {
       assert.equal(draws.size, 1, 'one draw, whatever the claim block')
       const drawBlock = await ctx.publicClient.getBlock({blockNumber: renewed.receipt.blockNumber + 1n})
       assert.deepEqual([...draws], [drawBlock.hash])
+    })
+  })
+
+  describe('finding 5: the price signal is cheap to move', () => {
+    const PRICE = 10n ** 13n
+    const EPOCH = 5n
+    // The market below is the useChain solver's alone (finding 6's second solver leaves the book).
+    beforeEach(() => bookWrite(ctx, ctx.extra.solver2, 'withdrawOffer', []))
+    /**
+     * docs/market.md's controller (1e13 start, 1e11 floor, 1e16 ceiling, 12.5 % steps every 5 blocks, target 0.8),
+     * claims open for a day, and an honest market at the target: the useChain solver lists 5 tasks (its 5 ether
+     * back them) at the floor, the submitter has 4 default tasks (250,000 work units each) in the pool.
+     */
+    async function honestMarket(): Promise<void> {
+      await setMarket(ctx, {initialPrice: PRICE, priceFloor: 10n ** 11n, priceCeiling: 10n ** 16n, priceStepBps: 1250, targetUtilizationBps: 8000, priceEpochBlocks: Number(EPOCH), claimTimeoutSeconds: 86_400n})
+      await bookWrite(ctx, ctx.actors.solver, 'setOffer', [10n ** 11n, 5])
+      for (let i = 0; i < 4; i++) await submitTask(ctx)
+    }
+    const price = () => ctx.publicClient.readContract({address: ctx.system.book, abi: solverBookAbi, functionName: 'currentPrice'})
+    const book = <const fn extends 'demand' | 'capacity'>(functionName: fn) => ctx.publicClient.readContract({address: ctx.system.book, abi: solverBookAbi, functionName})
+    const head = () => ctx.publicClient.getBlockNumber({cacheTime: 0})
+
+    /** The attacker's submission of `count` tasks of `workUnits` at `maxPrice` each, from `other`; returns the receipts. */
+    async function flood(count: number, workUnits: bigint, maxPrice: bigint): Promise<TxResult[]> {
+      const escrow = escrowOf(workUnits, maxPrice)
+      const results: TxResult[] = []
+      for (let i = 0; i < count; i++) {
+        results.push(await marketWrite(ctx, ctx.actors.other, 'submitTask', [label(`pump ${i}`), workUnits, 1n, maxPrice, 0n], {value: escrow}))
+      }
+      return results
+    }
+
+    it('sybil solvers with no stake list huge capacity to crash the price: the book refuses them and the price holds', async () => {
+      await honestMarket()
+      const sybils = [await deployProxy(ctx, ctx.actors.other), await deployProxy(ctx, ctx.actors.other), await deployProxy(ctx, ctx.actors.other)]
+      for (const sybil of sybils) {
+        await proxyCall(ctx, sybil, ctx.system.registry, roleRegistryAbi, 'register', [1])
+        await expectRevert(
+          proxyCall(ctx, sybil, ctx.system.book, solverBookAbi, 'setOffer', [10n ** 11n, 2 ** 32 - 1]),
+          'OfferNotBacked',
+          [sybil.address, 0n, BigInt(2 ** 32 - 1) * ether('1')],
+        )
+      }
+      assert.equal(await book('capacity'), 5n, 'only the honest, staked capacity is listed')
+      await ctx.test.mine({blocks: Number(30n * EPOCH)})
+      assert.equal(await price(), PRICE, 'thirty epochs later the price is where the honest market put it')
+    })
+
+    it('a sybil that stakes, lists and unbonds is pruned by anyone: its capacity leaves the book', async () => {
+      await honestMarket()
+      const sybil = await deployProxy(ctx, ctx.actors.other)
+      await proxyCall(ctx, sybil, ctx.system.registry, roleRegistryAbi, 'register', [1], ether('3'))
+      await proxyCall(ctx, sybil, ctx.system.book, solverBookAbi, 'setOffer', [10n ** 11n, 3])
+      await proxyCall(ctx, sybil, ctx.system.registry, roleRegistryAbi, 'requestUnbond', [ether('3')])
+      assert.equal(await book('capacity'), 8n)
+      await bookWrite(ctx, ctx.actors.verifier, 'pruneOffer', [sybil.address])
+      assert.equal(await book('capacity'), 5n)
+      await ctx.test.mine({blocks: Number(30n * EPOCH)})
+      assert.equal(await price(), PRICE)
+    })
+
+    it('cheap tasks pump the price: tiny ones at the price, or big ones at a maxPrice nobody can be paid: they weigh nothing and the price holds', async () => {
+      await honestMarket()
+      const before = await book('demand')
+      // Fifty tasks of one work unit at the price (escrow 1.2e13 wei each), and four of 10^7 work units at the floor.
+      await flood(50, 1n, PRICE)
+      await flood(4, 10_000_000n, 10n ** 11n)
+      assert.equal(await book('demand'), before, 'the demand did not move')
+      await ctx.test.mine({blocks: Number(30n * EPOCH)})
+      assert.equal(await price(), PRICE, 'thirty epochs later the price is where the honest market put it')
+    })
+
+    it('a burst held over fewer than half the window\'s epoch ends does not move the price', async () => {
+      await honestMarket()
+      // Eight whole-slot tasks (100,000 work units at the price: 1 ether of pay each): u = 2.4, over three epoch ends.
+      const start = await head()
+      await flood(8, 100_000n, PRICE)
+      await mineTo(ctx, start + 3n * EPOCH)
+      assert.equal(await price(), PRICE, 'three epoch ends of seven')
+    })
+
+    /**
+     * The cost to double the price, for an attacker submitting `count` tasks of `workUnits` at the price and keeping
+     * them in the pool (nobody claims them here; any solver could, paying the attacker's escrow out as real work).
+     * Returns what it locked and spent, and the blocks it took (undefined: no doubling within 60 epochs). The chain
+     * is rolled back afterwards.
+     */
+    async function costToDouble(count: number, workUnits: bigint) {
+      const rollBack = await snapshotChain(ctx)
+      await honestMarket()
+      const start = await head()
+      const results = await flood(count, workUnits, PRICE)
+      let blocks: bigint | undefined
+      for (let epoch = 0; epoch < 60 && blocks === undefined; epoch++) {
+        await ctx.test.mine({blocks: Number(EPOCH)})
+        if ((await price()) >= 2n * PRICE) blocks = (await head()) - start
+      }
+      const gas = results.reduce((sum, r) => sum + r.receipt.gasUsed, 0n)
+      const gasPaid = results.reduce((sum, r) => sum + r.gasPaid, 0n)
+      const escrow = BigInt(count) * escrowOf(workUnits, PRICE)
+      await rollBack()
+      if (process.env.ATTACK_COST_REPORT) {
+        console.log(`      ${count} tasks of ${workUnits} work units at ${PRICE} wei: escrow locked ${escrow} wei, gas ${gas} (${gasPaid} wei paid), doubled after ${blocks ?? 'never (60 epochs)'} blocks`)
+      }
+      return {escrow, gas, blocks}
+    }
+
+    it('the cost to move the price 2x: tiny tasks never do it; it takes whole slots of escrow at the price, held past half the window (ATTACK_COST_REPORT=1 prints it)', async () => {
+      // Before the fix four tasks of one work unit (48e12 wei of escrow, refunded) doubled the price in 6 epochs.
+      const four = await costToDouble(4, 1n)
+      const tiny = await costToDouble(60, 1n)
+      assert.deepEqual([four.blocks, tiny.blocks], [undefined, undefined], 'four or sixty tiny tasks never double it')
+      // Four whole-slot tasks (1 ether of pay each at the price, 1.2 ether of escrow) bring u to 1.6, a full step.
+      const short = await costToDouble(3, 100_000n)
+      const whole = await costToDouble(4, 100_000n)
+      assert.ok(whole.blocks !== undefined, 'four slots of escrow double it')
+      assert.ok(short.blocks === undefined || short.blocks > whole.blocks, 'three slots take longer or never do')
+      // A 2x takes six full steps (1.125^6 = 2.03) after three epoch ends the median ignores.
+      assert.ok(whole.blocks >= 9n * EPOCH, `doubled after ${whole.blocks} blocks`)
+      assert.equal(whole.escrow, ether('4.8'))
     })
   })
 

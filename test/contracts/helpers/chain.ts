@@ -83,8 +83,14 @@ export const testMarketParams = {
   minWorkUnitsPerSecond: 2500n,
   verificationTimeoutSeconds: 300n,
 } as const
-/** The offer `useChain` lists for its solvers: asks the floor, 100 tasks at once. */
-export const testOffer = {ask: TEST_PRICE, capacity: 100} as const
+/**
+ * The offer `useChain` lists for its solvers at the default stake (5 ether): asks the floor, 5 tasks at once, as
+ * many as 5 stakes of the default 1 ether solverStake back (`backedCapacity`).
+ */
+export const testOffer = {ask: TEST_PRICE, capacity: 5} as const
+
+/** The tasks at once `stake` backs at the default 1 ether solverStake: at least 1, at most 100. */
+export const backedCapacity = (stake: bigint): number => Math.min(100, Math.max(1, Number(stake / parseEther('1'))))
 
 export type Chain = {
   anvil: Anvil
@@ -115,7 +121,7 @@ export type UseChainOptions = {
   /** Deployment parameters; `market` overrides go over `testMarketParams`. */
   params?: DeployParams
   /**
-   * Register solver (SOLVER, with `testOffer` listed) and verifier/verifier2 (VERIFIER) with this much stake each.
+   * Register solver (SOLVER, with `testOffer`'s ask listed for the `backedCapacity` of its stake) and verifier/verifier2 (VERIFIER) with this much stake each.
    * Default 5 ether.
    */
   stake?: bigint
@@ -193,7 +199,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
 
     const stake = options.stake ?? parseEther('5')
     await registryWrite(ctx, actors.solver, 'register', [1], {value: stake})
-    await bookWrite(ctx, actors.solver, 'setOffer', [testOffer.ask, testOffer.capacity])
+    await bookWrite(ctx, actors.solver, 'setOffer', [testOffer.ask, backedCapacity(stake)])
     await registryWrite(ctx, actors.verifier, 'register', [2], {value: stake})
     await registryWrite(ctx, actors.verifier2, 'register', [2], {value: stake})
 
@@ -208,7 +214,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
         ctx.extra[name] = {name, address: clients.account.address, wallet: clients.walletClient}
         ctx.tracked.add(clients.account.address)
         await registryWrite(ctx, ctx.extra[name], 'register', [name === 'solver2' ? 1 : 4], {value: stake})
-        if (name === 'solver2') await bookWrite(ctx, ctx.extra[name], 'setOffer', [testOffer.ask, testOffer.capacity])
+        if (name === 'solver2') await bookWrite(ctx, ctx.extra[name], 'setOffer', [testOffer.ask, backedCapacity(stake)])
       }
     }
   })
@@ -532,8 +538,8 @@ const LIVE = new Set([1, 2, 3, 4, 5])
 const HELD = new Set([2, 3, 4, 5])
 
 /**
- * The book counts what the market holds: demand == live tasks, and the `active` count of every account that holds
- * a task or ever listed an offer == its claims.
+ * The book counts what the market holds: demand == the live tasks' demand weights, and the `active` count of every
+ * account that holds a task or ever listed an offer == its claims.
  */
 async function checkBook(ctx: Chain, market: Address, book: Address): Promise<void> {
   const [count, demand] = await Promise.all([
@@ -543,7 +549,8 @@ async function checkBook(ctx: Chain, market: Address, book: Address): Promise<vo
   const tasks = await Promise.all(
     Array.from({length: Number(count)}, (_, i) => ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [BigInt(i + 1)]})),
   )
-  assert.equal(demand, BigInt(tasks.filter((t) => LIVE.has(t.status)).length), `book ${book}: demand != live tasks of ${market}`)
+  const weights = tasks.filter((t) => LIVE.has(t.status)).reduce((sum, t) => sum + BigInt(t.demandWeight), 0n)
+  assert.equal(demand, weights, `book ${book}: demand != the live tasks' weights of ${market}`)
   const held = new Map<Address, number>()
   for (const t of tasks) if (HELD.has(t.status)) held.set(getAddress(t.solver), (held.get(getAddress(t.solver)) ?? 0) + 1)
   const accounts = [...new Set([...ctx.offerers, ...held.keys()])]

@@ -5,7 +5,7 @@ import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getA
 import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
 import {merkleProof, merkleRoot} from '../../../src/pol/merkle.js'
 import type {MarketParams, WorkTableParams} from '../../../src/chain/deployContracts.js'
-import {type Actor, bookWrite, type Chain, configWrite, getTask, marketWrite, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
+import {type Actor, backedCapacity, bookWrite, type Chain, configWrite, getTask, marketWrite, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
 
 /** TaskMarket.Status, in declaration order. */
@@ -293,7 +293,8 @@ export async function setWorkTable(ctx: Chain, change: Partial<WorkTableParams>)
 }
 
 /**
- * Registers `actor` as a solver with `stake` and lists `testOffer` (or `offer`) in the book, so it can claim.
+ * Registers `actor` as a solver with `stake` and lists an offer in the book, so it can claim: `offer`, else the
+ * test ask with as many tasks as `stake` backs at the default 1 ether solverStake (at least 1, at most 100).
  * `registry`/`book` for a system other than `ctx.system`.
  */
 export async function registerSolver(
@@ -303,7 +304,7 @@ export async function registerSolver(
   options: {registry?: Address; book?: Address; offer?: {ask: bigint; capacity: number}} = {},
 ): Promise<void> {
   await registryWrite(ctx, actor, 'register', [1], {value: stake, address: options.registry})
-  const offer = options.offer ?? testOffer
+  const offer = options.offer ?? {ask: testOffer.ask, capacity: backedCapacity(stake)}
   await bookWrite(ctx, actor, 'setOffer', [offer.ask, offer.capacity], {address: options.book})
 }
 
