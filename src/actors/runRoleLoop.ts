@@ -1,6 +1,6 @@
 import type {BackendChoice} from '../ml/backend/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
-import {isRevert} from '../protocol/errors.js'
+import {ContractRevertError, isRevert} from '../protocol/errors.js'
 import {listTasks} from '../protocol/listTasks.js'
 import {expireTask, type SettleOutcome, settleTask} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
@@ -41,6 +41,12 @@ export type RoleLoopParameters<Result> = {
   onSettled: (report: SettleReport) => void
   /** Told of each claimed task this loop expired past its training deadline (it goes back to the pool). */
   onExpired?: ((report: ExpireReport) => void) | undefined
+  /**
+   * In a loop, told of a task whose work ended in a contract revert (the task moved on under it: reassigned after
+   * a timeout, settled by someone else). The loop goes on with the other tasks and leaves that attempt alone;
+   * the protocol's timeouts take care of it. A one-task run throws the revert instead.
+   */
+  onTaskReverted?: ((task: Task, error: ContractRevertError) => void) | undefined
   /** Return (once nothing is `busy`) when this says so, even in a loop: a solver that leaves the market. */
   finished?: (() => boolean) | undefined
   /**
@@ -96,6 +102,9 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
   const {options} = parameters
   const maxTasks = options.maxTasks ?? (options.loop ? Number.POSITIVE_INFINITY : 1)
   const done: Result[] = []
+  // The attempts whose work reverted: not taken up again (the same attempt would revert the same way).
+  const reverted = new Set<string>()
+  const attemptOf = (task: Task) => `${task.id}:${task.attempts}:${task.claimBlock}`
   while (!options.signal?.aborted) {
     const tasks = await listTasks(options.connection)
     const now = await chainTime(options.connection)
@@ -103,8 +112,13 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
     await pumpSettle(options.connection, tasks.filter(parameters.isOwnVerified), now, parameters.onSettled)
     await pumpExpire(options.connection, tasks, now, parameters.onExpired)
     const next = await parameters.pick(tasks, now, done.length < maxTasks && !parameters.finished?.())
-    if (next) {
-      const result = await parameters.work(next.task, next.held)
+    if (next && !reverted.has(attemptOf(next.task))) {
+      const result = await parameters.work(next.task, next.held).catch((error: unknown) => {
+        if (!options.loop || !(error instanceof ContractRevertError)) throw error
+        reverted.add(attemptOf(next.task))
+        parameters.onTaskReverted?.(next.task, error)
+        return undefined
+      })
       if (result !== undefined) done.push(result)
     } else {
       await sleep(options.pollMs ?? 500, options.signal)
