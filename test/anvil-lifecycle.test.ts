@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import {type ChildProcess, spawn} from 'node:child_process'
-import {readFileSync} from 'node:fs'
+import {existsSync, readFileSync} from 'node:fs'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -110,11 +110,15 @@ describe('anvil lifecycle: no anvil outlives its owner', () => {
       if (process.platform === 'win32') this.skip()
     })
 
-    it('kills its anvil through the watchdog', async () => {
+    it('kills its anvil through the watchdog, which also removes the run\'s persisted states', async () => {
       const c = await startChild('wait')
+      const cachePath = c.lines.find((line) => typeof line.cachePath === 'string')?.cachePath as string
+      assert.ok(existsSync(cachePath))
       c.process.kill('SIGKILL')
       assert.deepEqual(await c.exited, {code: null, signal: 'SIGKILL'})
       await waitUntilGone(c.pid)
+      for (let tries = 0; existsSync(cachePath) && tries < 50; tries++) await new Promise((resolve) => setTimeout(resolve, 100))
+      assert.equal(existsSync(cachePath), false, 'no persisted state is left behind')
     })
 
     it('control: without the watchdog the anvil would survive (so the test above proves the watchdog works)', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
+import {chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -61,11 +61,18 @@ describe('createAnvil', () => {
     const pid = anvil.pid
     assert.ok(pid && isRunning(pid))
     assert.match(readFileSync(`/proc/${pid}/cmdline`, 'utf8'), /anvil/)
+    // Old states go to a folder of this run's own, not to ~/.foundry/anvil/tmp where nothing ever removes them.
+    const cachePath = anvil.cachePath!
+    assert.ok(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').includes(cachePath), 'anvil runs with --cache-path')
+    await rpc(anvil.rpcUrl, 'anvil_mine', ['0x200'])
+    assert.ok(existsSync(cachePath))
 
     await anvil.stop()
     assert.equal(anvil.status, 'idle')
     assert.equal(isRunning(pid), false)
     assert.equal(anvil.pid, undefined)
+    assert.equal(existsSync(cachePath), false, 'the persisted states are removed with the run')
+    assert.equal(anvil.cachePath, undefined)
     assert.throws(() => anvil.rpcUrl, AnvilNotStartedError)
     await anvil.stop() // idempotent
   })

@@ -1,4 +1,6 @@
-import {accessSync, constants, statSync} from 'node:fs'
+import {accessSync, constants, mkdtempSync, rmSync, statSync} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 
 import {createAnvil as createViemAnvil, type CreateAnvilOptions as ViemAnvilOptions} from '@viem/anvil'
 
@@ -65,6 +67,11 @@ export type Anvil = {
   readonly logs: string[]
   /** The executable in use, once start() has been called. */
   readonly binary: string | undefined
+  /**
+   * The folder anvil persists old states in (`--cache-path`, a fresh one in the OS temp folder per start); it is
+   * removed when anvil exits. Undefined when not running.
+   */
+  readonly cachePath: string | undefined
   start(): Promise<void>
   stop(): Promise<void>
 }
@@ -83,10 +90,10 @@ export type Anvil = {
  * directly, execa's cleanup applies, and an anvil can outlive a parent that is killed hard.
  */
 const LAUNCH_SCRIPT = [
-  'bin=$1; watchdog=$2; shift 2',
+  'bin=$1; watchdog=$2; cache=$3; shift 3',
   'if [ "$watchdog" = 1 ]; then',
   '  exec 3<&0',
-  '  ( read -r _ <&3; kill -9 $$ ) </dev/null >/dev/null 2>&1 &',
+  '  ( read -r _ <&3; kill -9 $$; sleep 1; rm -rf "$cache" ) </dev/null >/dev/null 2>&1 &',
   '  exec 3<&-',
   'fi',
   'echo "gensyn-anvil-pid $$"',
@@ -142,6 +149,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
   async function doStart(): Promise<void> {
     const bin = (binary ??= findAnvilBinary().path)
     if (!isExecutable(bin)) throw new AnvilStartError({binary: bin, reason: 'no executable file at that path'})
+    const cachePath = mkdtempSync(path.join(os.tmpdir(), 'gensyn-anvil-'))
     const viemOptions: ViemAnvilOptions = {
       anvilBinary: bin,
       host,
@@ -155,13 +163,15 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
       stateInterval: options.state === undefined ? undefined : (options.stateInterval ?? 2),
       startTimeout,
       stopTimeout,
-      // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid.
+      // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid. anvil never
+      // deletes the states it persists (about 300 kB a block, left in ~/.foundry/anvil/tmp by default: tens of
+      // GB over many runs), so each run gets its own --cache-path, removed when it exits (by the watchdog too).
       // @viem/anvil has no option for --preserve-historical-states: without it a loaded chain forgets every
       // state before the dump, and reads at a past block (balances over time in the report) fail.
       execArgs: ([file, viemArgs, execOptions]) => {
-        const args = options.state === undefined ? viemArgs : [...viemArgs, '--preserve-historical-states']
+        const args = [...viemArgs, '--cache-path', cachePath, ...(options.state === undefined ? [] : ['--preserve-historical-states'])]
         return useLauncher
-          ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, watchdog ? '1' : '0', ...args], {...execOptions, cleanup: false}]
+          ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, watchdog ? '1' : '0', cachePath, ...args], {...execOptions, cleanup: false}]
           : [file, args, {...execOptions, cleanup: true}]
       },
     }
@@ -169,6 +179,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
     let markExited: () => void = () => {}
     const current: Run = {
       base,
+      cachePath,
       pid: undefined,
       port: undefined,
       exited: false,
@@ -190,6 +201,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
       }
     })
     base.on('exit', () => {
+      rmSync(cachePath, {recursive: true, force: true})
       current.exited = true
       markExited()
       // Exited on its own (crash, killed from outside) while we thought it was up: forget it.
@@ -295,6 +307,9 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
     get pid() {
       return run?.exited ? undefined : run?.pid
     },
+    get cachePath() {
+      return run?.exited ? undefined : run?.cachePath
+    },
     get chainId() {
       if (status !== 'listening' || chainId === undefined) throw new AnvilNotStartedError('chainId')
       return chainId
@@ -315,6 +330,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
 
 type Run = {
   base: ReturnType<typeof createViemAnvil>
+  cachePath: string
   pid: number | undefined
   port: number | undefined
   exited: boolean
