@@ -83,7 +83,9 @@ export type Anvil = {
  * reading anvil's stdin, a pipe whose only write end the Node parent holds (libuv opens pipes close-on-exec,
  * so no other child inherits it). That read returns EOF exactly when the parent is gone, or when Node closes
  * the pipe after anvil itself exited; either way the watchdog then SIGKILLs anvil (a no-op in the second
- * case). No polling, one tiny `sh` per anvil.
+ * case). No polling, one tiny `sh` per anvil. When it did kill a live anvil (the parent is gone), it becomes
+ * `rm` of that run's persisted states; after a normal exit the kill fails and it just ends (the parent removes
+ * them), so no process naming the run outlives `stop()`.
  *
  * `@viem/anvil` alone cannot guarantee this: it relies on execa's `cleanup` (signal-exit), which runs on
  * normal exit and signals but not on SIGKILL. On Windows there is no `/bin/sh`: there anvil is spawned
@@ -93,7 +95,7 @@ const LAUNCH_SCRIPT = [
   'bin=$1; watchdog=$2; cache=$3; shift 3',
   'if [ "$watchdog" = 1 ]; then',
   '  exec 3<&0',
-  '  ( read -r _ <&3; kill -9 $$; sleep 1; rm -rf "$cache" ) </dev/null >/dev/null 2>&1 &',
+  '  ( read -r _ <&3; kill -9 $$ 2>/dev/null && exec rm -rf "$cache" ) </dev/null >/dev/null 2>&1 &',
   '  exec 3<&-',
   'fi',
   'echo "gensyn-anvil-pid $$"',

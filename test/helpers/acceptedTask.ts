@@ -14,6 +14,9 @@ import {submitTask} from '../../src/protocol/submitTask.js'
 
 export {mine} from './mining.js'
 
+/** The most tasks one solver of a test holds at once through {@link acceptedTask} (each stakes one solverStake). */
+const ACCEPTED_TASKS_AT_ONCE = 16
+
 /**
  * Drives one task to an accepted verdict with `proof` committed, without actor loops: submit, claim (a fresh
  * secret), commit, and a verifier that accepts without replaying (so a wrong proof can be accepted and then
@@ -26,10 +29,13 @@ export async function acceptedTask(
 ): Promise<bigint> {
   const {submitter, solver, verifier} = parties
   const {taskId} = await submitTask(submitter, spec)
-  await ensureRegistered(solver, 'solver')
+  // A claim needs a listed offer (docs/market.md, section 3), backed by a solverStake per task it lists: at the
+  // floor, with room for every task a test holds at once.
+  await ensureRegistered(solver, 'solver', ACCEPTED_TASKS_AT_ONCE)
   await ensureRegistered(verifier, 'verifier')
-  // A claim needs a listed offer (docs/market.md, section 3): at the floor, with room for every task of a test.
-  if (!(await getOffer(solver, solver.account.address)).listed) await setOffer(solver, {ask: (await getMarketParams(solver)).priceFloor, capacity: 1000})
+  if (!(await getOffer(solver, solver.account.address)).listed) {
+    await setOffer(solver, {ask: (await getMarketParams(solver)).priceFloor, capacity: ACCEPTED_TASKS_AT_ONCE})
+  }
   const secret = toHex(randomBytes(32))
   await claimTask(solver, taskId, secretHashOf(secret))
   await mine(solver, 2) // the forced-error seed is the hash of the block after the claim
