@@ -44,9 +44,7 @@ contract TaskMarketDisputes is TaskMarketBase {
         Params memory p = config.params();
         Challenge[] storage queue = _challenges[id];
         uint256 count = queue.length;
-        for (uint256 i = 0; i < count; i++) {
-            if (queue[i].whistleblower == msg.sender) revert AlreadyChallenged(id, msg.sender);
-        }
+        if (_seatOf(queue, msg.sender) < count) revert AlreadyChallenged(id, msg.sender);
         if (count >= p.maxChallengers) revert ChallengeQueueFull(id, p.maxChallengers);
 
         Challenge storage c = queue.push();
@@ -78,7 +76,7 @@ contract TaskMarketDisputes is TaskMarketBase {
         if (block.number <= t.challengeEndBlock || block.number > t.openEndBlock) {
             revert OutsideOpenWindow(id, t.challengeEndBlock + 1, t.openEndBlock);
         }
-        (Challenge storage c, uint256 index) = _commitmentOf(id, msg.sender);
+        (Challenge storage c, uint256 index) = _committedSeat(id, msg.sender);
         if (c.state != ChallengeState.Committed) revert AlreadyOpened(id, msg.sender);
         if (keccak256(abi.encode(id, msg.sender, segment, claimedEndHash, salt)) != c.commitment) {
             revert CommitmentMismatch(id, msg.sender);
@@ -217,13 +215,19 @@ contract TaskMarketDisputes is TaskMarketBase {
         return _jackpotShares(payout, n);
     }
 
-    /// @dev The challenge `whistleblower` committed to on task `id`, and its index in the queue.
-    function _commitmentOf(uint256 id, address whistleblower) private view returns (Challenge storage c, uint256 index) {
+    /// @dev The challenge `whistleblower` committed to on task `id`, and its seat; reverts `NotCommitted` without one.
+    function _committedSeat(uint256 id, address whistleblower) private view returns (Challenge storage c, uint256 index) {
         Challenge[] storage queue = _challenges[id];
+        index = _seatOf(queue, whistleblower);
+        if (index == queue.length) revert NotCommitted(id, whistleblower);
+        c = queue[index];
+    }
+
+    /// @dev The seat `whistleblower` holds in `queue`, or `queue.length` when it holds none.
+    function _seatOf(Challenge[] storage queue, address whistleblower) private view returns (uint256 index) {
         uint256 count = queue.length;
         for (index = 0; index < count; index++) {
-            if (queue[index].whistleblower == whistleblower) return (queue[index], index);
+            if (queue[index].whistleblower == whistleblower) return index;
         }
-        revert NotCommitted(id, whistleblower);
     }
 }

@@ -33,7 +33,7 @@ describe('runRoleLoop: a revert on one task (real anvil)', function () {
   /** A loop whose every pick is the submitted task and whose work reverts; aborted after `picks` picks. */
   function looping(loop: boolean, picks: number) {
     const abort = new AbortController()
-    const seen = {picks: 0, works: 0, reverted: [] as {taskId: bigint; errorName: string}[]}
+    const seen = {picks: 0, works: 0, reverted: [] as {taskId: bigint; errorName: string; message: string}[]}
     const parameters: RoleLoopParameters<bigint> = {
       options: {connection: solver, backend: 'wasm', loop, pollMs: 20, signal: abort.signal},
       isOwnVerified: () => false,
@@ -48,7 +48,7 @@ describe('runRoleLoop: a revert on one task (real anvil)', function () {
         return task.id
       },
       onSettled: () => {},
-      onTaskReverted: (task, error) => seen.reverted.push({taskId: task.id, errorName: error.errorName}),
+      onTaskReverted: ({taskId: id, error, message}) => seen.reverted.push({taskId: id, errorName: error.errorName, message}),
     }
     return {run: runRoleLoop(parameters), seen}
   }
@@ -56,7 +56,11 @@ describe('runRoleLoop: a revert on one task (real anvil)', function () {
   it('in a loop, reports the revert, leaves that attempt alone and keeps polling', async () => {
     const {run, seen} = looping(true, 5)
     assert.deepEqual(await run, [])
-    assert.deepEqual(seen.reverted, [{taskId, errorName: 'DeadlineNotReached'}])
+    assert.deepEqual(
+      seen.reverted.map(({taskId: id, errorName}) => ({taskId: id, errorName})),
+      [{taskId, errorName: 'DeadlineNotReached'}],
+    )
+    assert.match(seen.reverted[0]!.message, /^expire reverted: DeadlineNotReached\(.*\): left to the protocol's timeouts/)
     assert.equal(seen.works, 1, 'the same attempt is not worked on again')
     assert.ok(seen.picks >= 5, 'the loop went on after the revert')
   })

@@ -44,9 +44,10 @@ export type RoleLoopParameters<Result> = {
   /**
    * In a loop, told of a task whose work ended in a contract revert (the task moved on under it: reassigned after
    * a timeout, settled by someone else). The loop goes on with the other tasks and leaves that attempt alone;
-   * the protocol's timeouts take care of it. A one-task run throws the revert instead.
+   * the protocol's timeouts take care of it. A one-task run throws the revert instead. `message` says so in
+   * one line, for the role's warning.
    */
-  onTaskReverted?: ((task: Task, error: ContractRevertError) => void) | undefined
+  onTaskReverted?: ((report: {taskId: bigint; error: ContractRevertError; message: string}) => void) | undefined
   /** Return (once nothing is `busy`) when this says so, even in a loop: a solver that leaves the market. */
   finished?: (() => boolean) | undefined
   /**
@@ -116,7 +117,8 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
       const result = await parameters.work(next.task, next.held).catch((error: unknown) => {
         if (!options.loop || !(error instanceof ContractRevertError)) throw error
         reverted.add(attemptOf(next.task))
-        parameters.onTaskReverted?.(next.task, error)
+        const message = `${error.shortMessage}: left to the protocol's timeouts, going on with the other tasks`
+        parameters.onTaskReverted?.({taskId: next.task.id, error, message})
         return undefined
       })
       if (result !== undefined) done.push(result)

@@ -203,7 +203,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     onExpired: (report) => emit({type: 'expired', ...report}),
     // A claim that moved on under its training (expired and reassigned: InvalidSecret at the coin) must not stop
     // the loop; the other tasks go on.
-    onTaskReverted: (task, error) => emit({type: 'warning', taskId: task.id, message: `${error.shortMessage}: left to the protocol's timeouts, going on with the other tasks`}),
+    onTaskReverted: ({taskId, message}) => emit({type: 'warning', taskId, message}),
     finished: () => left,
     // A one-task run stays until its forced error is revealed: leaving would get an honest solver slashed.
     busy: async (tasks) => {

@@ -129,7 +129,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
     work: verifyTask,
     duties: () => agent.poll(),
     onSettled: (report) => emit({type: 'settle', ...report}),
-    onTaskReverted: (task, error) => emit({type: 'warning', taskId: task.id, message: `${error.shortMessage}: left to the protocol's timeouts, going on with the other tasks`}),
+    onTaskReverted: ({taskId, message}) => emit({type: 'warning', taskId, message}),
   })
 
   async function verifyTask(task: Task, alreadyClaimed: boolean): Promise<VerifiedTask | undefined> {

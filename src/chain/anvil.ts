@@ -102,6 +102,16 @@ const LAUNCH_SCRIPT = [
   'exec "$bin" "$@"',
 ].join('\n')
 
+type ExecArgs = Exclude<NonNullable<ViemAnvilOptions['execArgs']>, (...args: never[]) => unknown>
+
+/** What execa runs for @viem/anvil's command: anvil with our flags, through the launcher where there is one. */
+function launchCommand([file, viemArgs, execOptions]: ExecArgs, run: {cachePath: string; watchdog: boolean; keepHistory: boolean}): ExecArgs {
+  const args = [...viemArgs, '--cache-path', run.cachePath, ...(run.keepHistory ? ['--preserve-historical-states'] : [])]
+  return useLauncher
+    ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, run.watchdog ? '1' : '0', run.cachePath, ...args], {...execOptions, cleanup: false}]
+    : [file, args, {...execOptions, cleanup: true}]
+}
+
 const PID_LINE = /gensyn-anvil-pid (\d+)/
 // anvil prints the address it actually bound, which is how `--port 0` (an OS-chosen free port, with no race
 // between finding a port and binding it) reveals its port.
@@ -170,12 +180,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
       // GB over many runs), so each run gets its own --cache-path, removed when it exits (by the watchdog too).
       // @viem/anvil has no option for --preserve-historical-states: without it a loaded chain forgets every
       // state before the dump, and reads at a past block (balances over time in the report) fail.
-      execArgs: ([file, viemArgs, execOptions]) => {
-        const args = [...viemArgs, '--cache-path', cachePath, ...(options.state === undefined ? [] : ['--preserve-historical-states'])]
-        return useLauncher
-          ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, watchdog ? '1' : '0', cachePath, ...args], {...execOptions, cleanup: false}]
-          : [file, args, {...execOptions, cleanup: true}]
-      },
+      execArgs: (command) => launchCommand(command, {cachePath, watchdog, keepHistory: options.state !== undefined}),
     }
     const base = createViemAnvil(viemOptions)
     let markExited: () => void = () => {}
