@@ -144,6 +144,20 @@ export type DevnetReport = {
   expectations?: string[]
   /** The run over time: balances, task phases, the detection matrix, gas per phase (docs/report.md). */
   history?: RunHistory
+  /** Every actor process that died and what the supervisor did: restarted it after a delay, or gave up. */
+  crashes?: CrashReport[]
+  /** Set when the run ended early (Ctrl-C, a crash, the chain dying): why, and what the report could read. */
+  partial?: PartialRun
+}
+
+export type CrashReport = {actor: string; role: string; cause: 'crash' | 'chaos'; atSeconds: number; how: string; restartedAfterMs: number | null}
+
+export type PartialRun = {
+  reason: string
+  /** Whether the figures come from the chain; false when it was gone, and only the actors' reports remain. */
+  chainRead: boolean
+  /** The last thing an actor said about each task, when the chain could not be read. */
+  seenTasks?: {taskId: string; actor: string; event: string}[]
 }
 
 export type BuildReportOptions = {
