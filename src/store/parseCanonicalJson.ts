@@ -15,7 +15,7 @@ export const maxJsonDepth = 64
 export function parseCanonicalJson(bytes: Uint8Array, what: string, maxDepth = maxJsonDepth): unknown {
   let text: string
   try {
-    text = new TextDecoder('utf-8', {fatal: true}).decode(bytes)
+    text = new TextDecoder('utf-8', {fatal: true, ignoreBOM: true}).decode(bytes) // a BOM stays in the text, and is refused
   } catch {
     throw new CanonicalJsonError(`${what}: expected UTF-8 text, got invalid byte sequences`)
   }
