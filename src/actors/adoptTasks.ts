@@ -6,6 +6,7 @@ import {type JobSpec, specHash as hashSpec} from '../ml/spec/index.js'
 import {taskStepRange} from '../ml/train/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import type {SubmittedTask} from './submitJob.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 export type AdoptedTasks = {
   tasks: SubmittedTask[]
@@ -26,13 +27,13 @@ export async function adoptTasks(connection: SignedConnection, specs: readonly J
   }
   // From the deployment when the connection knows it (devnet.json, a network file); a chain whose RPC limits log
   // ranges may still refuse the span (docs/lifecycle.md).
-  const logs = await connection.publicClient.getContractEvents({
+  const logs = await getLogsPaged(connection.publicClient, {fromBlock: connection.deployBlock ?? 0n}, (range) => connection.publicClient.getContractEvents({
     address: connection.contracts.market,
     abi: taskMarketAbi,
     eventName: 'TaskSubmitted',
     args: {id: [...taskIds]},
-    fromBlock: connection.deployBlock ?? 0n,
-  })
+    ...range,
+  }))
   const me = getAddress(connection.account.address)
   const tasks: SubmittedTask[] = []
   let fromBlock: bigint | undefined
