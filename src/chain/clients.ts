@@ -30,7 +30,7 @@ export type CreateClientsParameters = {
    * blocks, else 100 ms on a loopback URL (a devnet anvil mines at once) and 1 s elsewhere (docs/multi-host.md).
    */
   pollingInterval?: number | undefined
-  /** Retries of a transient RPC failure before giving up (default 6, about 30 s; env GENSYN_RPC_RETRIES). */
+  /** Retries of a transient RPC failure before giving up (default 6, 16-24 s in all; env GENSYN_RPC_RETRIES). */
   retries?: number | undefined
 }
 

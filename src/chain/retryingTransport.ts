@@ -5,7 +5,7 @@ import {RpcGaveUpError} from './errors.js'
 import {saysRangeTooLarge} from './getLogsPaged.js'
 
 export type RetryPolicy = {
-  /** Retries after the first try. Default 6: with the default backoff about 30 s of an RPC outage is ridden out. */
+  /** Retries after the first try. Default 6: with the default backoff an RPC outage of 16-24 s is ridden out (waits are randomised by x1-2). */
   retries?: number | undefined
   /** First wait in ms; each later one doubles, up to 8 s. Default 250. */
   minTimeoutMs?: number | undefined
