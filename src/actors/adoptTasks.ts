@@ -25,8 +25,8 @@ export async function adoptTasks(connection: SignedConnection, specs: readonly J
   if (taskIds.length !== expected) {
     throw new InvalidInputError(`--task-ids: expected ${expected} task ids (${copies} ${copies === 1 ? 'copy' : 'copies'} x ${specs.length} ${specs.length === 1 ? 'task' : 'tasks'} of the job), got ${taskIds.length}`)
   }
-  // From the deployment when the connection knows it (devnet.json, a network file); a chain whose RPC limits log
-  // ranges may still refuse the span (docs/lifecycle.md).
+  // From the deployment when the connection knows it (devnet.json, a network file), in pages an RPC that limits
+  // log ranges accepts.
   const logs = await getLogsPaged(connection.publicClient, {fromBlock: connection.deployBlock ?? 0n}, (range) => connection.publicClient.getContractEvents({
     address: connection.contracts.market,
     abi: taskMarketAbi,
