@@ -65,10 +65,12 @@ describe('a second EVM implementation: the honest lifecycle on a Hardhat node (d
     // Hardhat's dev accounts are anvil's (mnemonic `test test … junk`): deployer (and treasury), submitter, solver, verifier.
     const [deployer, submitterKey, solverKey, verifierKey] = devnetAccounts({submitters: 1, solvers: 1, verifiers: 1})
     const networkFile = path.join(work, 'network.json')
-    const deploy = await runGensyn(['deploy', '--rpc-url', proxy.url, '--private-key', deployer!.privateKey, '--out', networkFile, '--scenario', 'fixtures/scenarios/smoke.yaml', '--json'])
+    const deploy = await runGensyn(['deploy', '--rpc-url', proxy.url, '--private-key', deployer!.privateKey, '--out', networkFile, '--scenario', 'fixtures/scenarios/smoke.yaml', '--poll-interval', '1000', '--json'])
     assert.equal(deploy.exitCode, 0, String(deploy.stderr))
     const network = networkFileSchema.parse(JSON.parse(await readFile(networkFile, 'utf8')))
     assert.equal(network.chainId, 31_337)
+    // Every actor polls once per block (receipts, head, market): recorded for them by deploy.
+    assert.equal(network.pollMs, 1000)
 
     const store = path.join(work, 'store')
     const role = (name: string, key: {privateKey: string}) => ['--network', networkFile, '--store', store, '--private-key', key.privateKey, '--state-dir', path.join(work, name), '--json']
