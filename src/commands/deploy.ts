@@ -32,6 +32,10 @@ export default class Deploy extends BaseCommand {
     store: Flags.string({description: 'URL of a `gensyn store serve` server, recorded in the network file for every actor.'}),
     scenario: Flags.string({description: "Deploy a scenario's protocol parameters (its `chain` and `protocol` sections; the rest is ignored)."}),
     treasury: Flags.string({description: 'Account that receives slashed stake (default: the deployer).'}),
+    'poll-interval': Flags.integer({
+      description: "Milliseconds between the actors' polls of this chain, recorded in the network file (default: each actor measures the block time).",
+      min: 10,
+    }),
   }
 
   async run(): Promise<DeployResult> {
@@ -48,10 +52,10 @@ export default class Deploy extends BaseCommand {
 
     if (!flags.json) this.log(`deploying to ${flags['rpc-url']} from ${privateKeyToAddress(privateKey as Hex)}${scenario ? ` with the parameters of scenario ${scenario.name}` : ''}`)
     const {network, gasUsed} = await deployNetwork({rpcUrl: flags['rpc-url'], privateKey: privateKey as Hex, params, store: flags.store})
-    const file = await writeNetworkFile(flags.out, network, flags.force)
+    const file = await writeNetworkFile(flags.out, {...network, pollMs: flags['poll-interval']}, flags.force)
     const shown = path.relative(process.cwd(), file) || file
     this.log(`chain ${network.chainId}, block ${network.deployBlock}: market ${network.contracts.market}, registry ${network.contracts.registry} (${gasUsed} gas)`)
     this.log(`wrote ${shown}: run each actor with --network ${shown} and its own --private-key`)
-    return {...network, file, gasUsed: gasUsed.toString()}
+    return {...network, pollMs: flags['poll-interval'], file, gasUsed: gasUsed.toString()}
   }
 }

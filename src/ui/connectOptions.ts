@@ -11,6 +11,7 @@ type ConnectionFlagValues = {
   'state-dir': string
   store?: string | undefined
   network?: string | undefined
+  'poll-interval'?: number | undefined
 }
 
 export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = false): ConnectOptions {
@@ -25,6 +26,7 @@ export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = fa
     network: flags.network,
     stateDir: flags['state-dir'],
     store: flags.store,
+    pollMs: flags['poll-interval'],
     needsSigner,
   }
 }
