@@ -35,8 +35,14 @@ export const connectionFlags = {
     env: 'GENSYN_STORE',
     helpGroup: 'CONNECTION',
   }),
+  'store-token': Flags.string({
+    description:
+      "Upload token of the `gensyn store serve` server in --store (its --token), sent with each PUT and nowhere else. Defaults to the network file's storeToken when the store is the network file's.",
+    env: 'GENSYN_STORE_TOKEN',
+    helpGroup: 'CONNECTION',
+  }),
   network: Flags.string({
-    description: 'Network file written by `gensyn deploy` (RPC URL, chain id, contracts, store URL); flags override its values.',
+    description: 'Network file written by `gensyn deploy` (RPC URL, chain id, contracts, store URL and token); flags override its values.',
     env: 'GENSYN_NETWORK',
     helpGroup: 'CONNECTION',
   }),
