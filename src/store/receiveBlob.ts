@@ -36,9 +36,10 @@ export async function receiveBlob(request: IncomingMessage, options: ReceiveBlob
   let size = 0
   try {
     await pipeline(
-      request,
-      async function* (source: AsyncIterable<Buffer>) {
-        for await (const chunk of source) {
+      // destroyOnReturn false: a refused body (too large, the store full) leaves the request open, so that
+      // the refusal can still be answered on it; the caller drains what is left.
+      async function* () {
+        for await (const chunk of request.iterator({destroyOnReturn: false}) as AsyncIterable<Buffer>) {
           size += chunk.byteLength
           if (size > options.maxBytes) throw new StoreRequestRejectedError(413, `blob larger than ${options.maxBytes} bytes (store serve --max-blob-mb)`)
           options.onChunk?.(chunk.byteLength)

@@ -30,7 +30,7 @@ export type ServeStoreOptions = {
   token?: string | undefined
   /** Largest PUT body accepted, in bytes (default 1 GiB); larger ones are answered 413. */
   maxBlobBytes?: number | undefined
-  /** Uploads received at once (default 8); one more is answered 429 with `retry-after`. */
+  /** Uploads received at once (default 32: each costs a file and a few stream buffers, not its size); one more is answered 429 with `retry-after`. */
   maxUploads?: number | undefined
   /** Bytes the store may hold, what it held at start included (default: no limit but the disk); past it, 507. */
   maxStoreBytes?: number | undefined
@@ -81,7 +81,7 @@ export async function serveStore(options: ServeStoreOptions): Promise<StoreServe
   const root = resolve(options.dir)
   const host = options.host ?? '127.0.0.1'
   const maxBlobBytes = options.maxBlobBytes ?? 1024 ** 3
-  const gate = createUploadGate({maxUploads: options.maxUploads ?? 8, maxStoreBytes: options.maxStoreBytes, storedBytes: await storedBytes(root)})
+  const gate = createUploadGate({maxUploads: options.maxUploads ?? 32, maxStoreBytes: options.maxStoreBytes, storedBytes: await storedBytes(root)})
   const context: RouteContext = {root, token: options.token, maxBlobBytes, gate, verified: createVerifiedBlobs(), fsync: options.fsync ?? true}
 
   const server = createServer((request, response) => {
@@ -197,19 +197,43 @@ function send(request: IncomingMessage, response: ServerResponse, status: number
 }
 
 /**
- * A refusal becomes its status and one line. A refused PUT whose body was not read whole also closes the
- * connection: otherwise Node would read and discard the rest of a body (maybe a gigabyte) to keep the
- * connection alive. Any other error is a disk error: a 500 naming it. Once the headers are out (a GET cut
- * short) the only honest answer left is to drop the connection.
+ * A refusal becomes its status and one line; any other error is a disk error, a 500 naming it. Once the
+ * headers are out (a GET cut short) the only honest answer left is to drop the connection, and a client
+ * that is gone gets nothing: its request is logged as 499 (nginx's "client closed request"), never sent.
  */
 function answerFailure(request: IncomingMessage, response: ServerResponse, error: unknown): number {
-  if (response.headersSent) {
+  if (response.headersSent || request.socket.destroyed) {
+    if (!response.headersSent) response.statusCode = 499
     response.destroy()
     return 0
   }
   const status = error instanceof StoreRequestRejectedError ? error.status : 500
   const message = error instanceof BaseError ? error.shortMessage : error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
   if (error instanceof StoreRequestRejectedError && error.retryAfterSeconds !== undefined) response.setHeader('retry-after', String(error.retryAfterSeconds))
-  if (request.method === 'PUT' && !request.complete) response.setHeader('connection', 'close')
+  if (!request.complete) lingerThenClose(request)
   return send(request, response, status, message)
+}
+
+/** Bytes and seconds a refused upload's remaining body is read and dropped for before its connection is cut. */
+const lingerBytes = 8 * 1024 ** 2
+const lingerMs = 10_000
+
+/**
+ * After refusing an upload whose body is still coming, reads and drops the rest (up to 8 MiB or 10 s), then
+ * cuts the connection. Closing at once would make the kernel reset a socket with unread bytes, and many
+ * clients lose the answer in that reset; reading on without a bound would let one refused client send a
+ * gigabyte into a server that said no. Past the bound, the client gets the reset.
+ */
+function lingerThenClose(request: IncomingMessage): void {
+  let drained = 0
+  const cut = () => request.socket.destroy()
+  const timer = setTimeout(cut, lingerMs)
+  timer.unref()
+  request.on('data', (chunk: Buffer) => {
+    drained += chunk.byteLength
+    if (drained > lingerBytes) cut()
+  })
+  request.once('end', () => clearTimeout(timer))
+  request.once('close', () => clearTimeout(timer))
+  request.resume()
 }

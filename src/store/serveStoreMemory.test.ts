@@ -1,16 +1,13 @@
 import assert from 'node:assert/strict'
-import {type ChildProcess, spawn} from 'node:child_process'
 import {createHash} from 'node:crypto'
-import {readFileSync} from 'node:fs'
 import {mkdtemp, readdir, rm, stat} from 'node:fs/promises'
 import {request as httpRequest} from 'node:http'
 import {tmpdir} from 'node:os'
-import {join, resolve} from 'node:path'
-import {createInterface} from 'node:readline'
+import {join} from 'node:path'
 import {Readable} from 'node:stream'
-import {fileURLToPath} from 'node:url'
 
-const repoRoot = resolve(fileURLToPath(import.meta.url), '..', '..', '..')
+import {memoryOf, startStoreServeProcess, type StoreServeProcess} from '../../test/helpers/storeServeProcess.js'
+
 const token = 'memory-test-token-0123456789abcdef'
 const mib = 1024 ** 2
 /** The issue's bound on the server's memory growth, whatever the size and number of uploads. */
@@ -21,21 +18,20 @@ const blobMib = 64
 describe('store serve memory (a real server process, 4 concurrent 64 MiB uploads and downloads)', function () {
   this.timeout(120_000)
   let dir: string
-  let server: ChildProcess | undefined
+  let server: StoreServeProcess | undefined
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gensyn-store-memory-'))
   })
   after(async () => {
-    server?.kill('SIGKILL')
+    server?.child.kill('SIGKILL')
     await rm(dir, {recursive: true, force: true})
   })
 
   it('keeps its peak RSS (VmHWM) within 64 MiB of its idle RSS while 256 MiB go in and out, and stores every blob whole', async () => {
     // The real command, from source, in a process of its own: its memory is the server's alone.
-    server = spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bin', 'dev.js'), 'store', 'serve', '--port', '0', '--dir', dir, '--token', token, '--max-blob-mb', String(blobMib + 1), '--json'], {cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit']})
-    const url = await listeningUrl(server)
-    const pid = server.pid!
+    server = await startStoreServeProcess(['--dir', dir, '--token', token, '--max-blob-mb', String(blobMib + 1)])
+    const {url, pid} = server
     // Warm up every code path once (a PUT and a GET), so the baseline includes the code, not just startup.
     const small = generated(99, 1)
     assert.equal(await put(url, await hashOf(small), small), 201)
@@ -103,23 +99,5 @@ function getHash(url: string, hash: string): Promise<string> {
     })
       .on('error', reject)
       .end()
-  })
-}
-
-/** Resident and peak resident memory of a process, from the kernel's own account. */
-function memoryOf(pid: number): {rss: number; peak: number} {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1]) * 1024
-  return {rss: kib('VmRSS'), peak: kib('VmHWM')}
-}
-
-/** The URL from the listening line. Later lines (one per request) are read and dropped, so the pipe never fills. */
-function listeningUrl(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    createInterface({input: child.stdout!}).on('line', (line) => {
-      const event = JSON.parse(line) as {type?: string; url?: string}
-      if (event.type === 'listening' && event.url) resolve(event.url)
-    })
-    child.once('exit', (code) => reject(new Error(`store serve exited (${code}) before it listened`)))
   })
 }

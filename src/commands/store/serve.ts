@@ -34,7 +34,7 @@ export default class StoreServe extends BaseCommand {
     'state-dir': Flags.string({description: 'Folder that holds devnet.json (for the default --dir).', default: '.gensyn', env: 'GENSYN_STATE_DIR'}),
     token: Flags.string({description: 'Secret every PUT must carry (16 to 512 printable ASCII characters). Default: a random one, printed once.', env: 'GENSYN_STORE_TOKEN'}),
     'max-blob-mb': Flags.integer({description: 'Largest blob a PUT may upload, in MiB (413 past it).', min: 1, default: 1024}),
-    'max-uploads': Flags.integer({description: 'Uploads received at once (429 with retry-after past it).', min: 1, default: 8}),
+    'max-uploads': Flags.integer({description: 'Uploads received at once (429 with retry-after past it).', min: 1, default: 32}),
     'max-store-mb': Flags.integer({description: 'Bytes of blobs the store may hold, in MiB, what it holds already included (507 past it). Default: only the disk limits it.', min: 1}),
   }
 
