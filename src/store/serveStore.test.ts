@@ -173,8 +173,11 @@ describe('serveStore (a real HTTP server over a local store)', () => {
     assert.deepEqual(new Uint8Array(await (await fetch(blobUrl(hash))).arrayBuffer()), bytes)
   })
 
-  it('fails to listen on a port already taken with one line naming the port', async () => {
+  it('fails to listen on a port already taken, or to serve a file as its folder, with one line naming the flag', async () => {
     await assert.rejects(serveStore({dir, port: server.port}), /^StoreServeError: --port: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)$/m)
+    const file = join(dir, 'a-file')
+    await writeFile(file, 'not a folder')
+    await assert.rejects(serveStore({dir: file}), /^StoreServeError: --dir: expected a folder the server can write, .*a-file gives ENOTDIR$/m)
   })
 })
 

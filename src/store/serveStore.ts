@@ -1,4 +1,4 @@
-import {rm, stat} from 'node:fs/promises'
+import {mkdir, rm, stat} from 'node:fs/promises'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
 import {join, resolve} from 'node:path'
@@ -81,6 +81,10 @@ export async function serveStore(options: ServeStoreOptions): Promise<StoreServe
   const root = resolve(options.dir)
   const host = options.host ?? '127.0.0.1'
   const maxBlobBytes = options.maxBlobBytes ?? 1024 ** 3
+  // Fails here, in one line naming the flag, rather than on the first upload.
+  await mkdir(join(root, 'tmp'), {recursive: true}).catch((error: NodeJS.ErrnoException) => {
+    throw new StoreServeError(`--dir: expected a folder the server can write, ${root} gives ${error.code ?? error.message}`, {cause: error})
+  })
   const gate = createUploadGate({maxUploads: options.maxUploads ?? 32, maxStoreBytes: options.maxStoreBytes, storedBytes: await storedBytes(root)})
   const context: RouteContext = {root, token: options.token, maxBlobBytes, gate, verified: createVerifiedBlobs(), fsync: options.fsync ?? true}
 
