@@ -362,7 +362,8 @@ contract TaskMarket is TaskMarketBase {
     ///         forfeits its deposit) share `min(jackpotCap, jackpot)` by weights 2^(n-1-i); a verifier that accepted is
     ///         slashed (winner: the first catcher), one that rejected is unlocked; deposits are unlocked; the
     ///         honest proof replaces the published one and the task is Committed again for a fresh verification,
-    ///         the old verifier barred. The solver keeps its stake locked and is not penalised.
+    ///         the old verifier barred if it accepted (one that rejected gave the right answer and may verify the
+    ///         honest proof). The solver keeps its stake locked and is not penalised.
     /// @dev Runs TaskMarketDisputes.revealForcedError on this market's storage.
     function revealForcedError(uint256, bytes32, bytes32, bytes32) external {
         _delegate();

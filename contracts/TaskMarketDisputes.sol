@@ -150,7 +150,9 @@ contract TaskMarketDisputes is TaskMarketBase {
         t.forcedRevealed = true;
         t.proofRoot = honestRoot;
         t.manifestHash = honestManifestHash;
-        _bar(id, verifier);
+        // Only a verifier that accepted the wrong proof is barred: one that rejected it gave the right answer and
+        // may verify the honest proof (with a single verifier the task would otherwise wait out its deadline).
+        if (accepted) _bar(id, verifier);
         _backToCommitted(id, t);
         emit ForcedErrorRevealed(id, catchers, paid);
 

@@ -6,6 +6,7 @@ import {type JobSpec, specHash as hashSpec} from '../ml/spec/index.js'
 import {taskStepRange} from '../ml/train/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import type {SubmittedTask} from './submitJob.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 export type AdoptedTasks = {
   tasks: SubmittedTask[]
@@ -24,15 +25,15 @@ export async function adoptTasks(connection: SignedConnection, specs: readonly J
   if (taskIds.length !== expected) {
     throw new InvalidInputError(`--task-ids: expected ${expected} task ids (${copies} ${copies === 1 ? 'copy' : 'copies'} x ${specs.length} ${specs.length === 1 ? 'task' : 'tasks'} of the job), got ${taskIds.length}`)
   }
-  // From the deployment when the connection knows it (devnet.json, a network file); a chain whose RPC limits log
-  // ranges may still refuse the span (docs/lifecycle.md).
-  const logs = await connection.publicClient.getContractEvents({
+  // From the deployment when the connection knows it (devnet.json, a network file), in pages an RPC that limits
+  // log ranges accepts.
+  const logs = await getLogsPaged(connection.publicClient, {fromBlock: connection.deployBlock ?? 0n}, (range) => connection.publicClient.getContractEvents({
     address: connection.contracts.market,
     abi: taskMarketAbi,
     eventName: 'TaskSubmitted',
     args: {id: [...taskIds]},
-    fromBlock: connection.deployBlock ?? 0n,
-  })
+    ...range,
+  }))
   const me = getAddress(connection.account.address)
   const tasks: SubmittedTask[] = []
   let fromBlock: bigint | undefined

@@ -16,6 +16,7 @@ import {chainTime} from './chainTime.js'
 import {commitAndOpen, openWhenDue} from './commitAndOpen.js'
 import {recheckTask} from './recheckTask.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
+import {loopPollMs} from './loopPollMs.js'
 import {sleep} from './sleep.js'
 
 export type ChallengeOnceEvent =
@@ -122,7 +123,7 @@ async function playOut(options: ChallengeOnceOptions, task: Task, result: Challe
       return {...result, ...(disputeId === undefined ? {} : {disputeId: disputeId.toString()}), ...(outcome ? {outcome} : {}), status: current.status}
     }
     await pumpSettle(connection, [current], await chainTime(connection), (report) => emit({type: 'settle', taskId, gasUsed: report.gasUsed, outcome: report.outcome}))
-    await sleep(options.pollMs ?? 500, signal)
+    await sleep(loopPollMs(options.pollMs, connection), signal)
   }
 }
 

@@ -46,9 +46,11 @@ export async function openWhenDue(
   return openChallenge(connection, task, claim)
 }
 
-async function pollUntilBlock(connection: Pick<SignedConnection, 'publicClient'>, block: bigint, pollMs: number, signal: AbortSignal | undefined): Promise<void> {
-  while ((await connection.publicClient.getBlockNumber({cacheTime: 0})) < block) {
-    if (signal?.aborted) return
+async function pollUntilBlock(connection: Pick<SignedConnection, 'publicClient' | 'stallWatch'>, block: bigint, pollMs: number, signal: AbortSignal | undefined): Promise<void> {
+  for (;;) {
+    const head = await connection.publicClient.getBlockNumber({cacheTime: 0})
+    connection.stallWatch?.observe(head)
+    if (head >= block || signal?.aborted) return
     await sleep(pollMs, signal)
   }
 }

@@ -5,6 +5,7 @@ import {expireTask} from '../protocol/marketActions.js'
 import type {Task, TaskStatus} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
+import {loopPollMs} from './loopPollMs.js'
 import {sleep} from './sleep.js'
 
 export type FollowEvent =
@@ -83,7 +84,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
         }
       }
     }
-    await sleep(options.pollMs ?? 500, signal)
+    await sleep(loopPollMs(options.pollMs, connection), signal)
   }
 
   /** A split task whose parent expired, or settled having stopped early, will never start. */

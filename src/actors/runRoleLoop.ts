@@ -5,6 +5,7 @@ import {listTasks} from '../protocol/listTasks.js'
 import {expireTask, type SettleOutcome, settleTask} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
+import {loopPollMs} from './loopPollMs.js'
 import {sleep} from './sleep.js'
 
 /** What every role loop (solver, verifier) is given. */
@@ -123,7 +124,7 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
       })
       if (result !== undefined) done.push(result)
     } else {
-      await sleep(options.pollMs ?? 500, options.signal)
+      await sleep(loopPollMs(options.pollMs, options.connection), options.signal)
     }
     const finished = (!options.loop && done.length >= maxTasks) || parameters.finished?.() === true
     if (finished && !(await parameters.busy?.(await listTasks(options.connection)))) break

@@ -34,6 +34,7 @@ import {
 import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {type ChainNow, type RoleLoopOptions, runRoleLoop, type ExpireReport} from './runRoleLoop.js'
+import {loopPollMs} from './loopPollMs.js'
 import {sleep} from './sleep.js'
 import {readSolverState, type SolverProof, type SolverState, writeSolverState} from './solverState.js'
 
@@ -315,7 +316,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
 
   /** Runs the duties from inside a long training run (at checkpoints), at most once a poll interval. */
   async function dutiesDuringTraining(): Promise<void> {
-    if (performance.now() - lastDuties < (options.pollMs ?? 500)) return
+    if (performance.now() - lastDuties < loopPollMs(options.pollMs, connection)) return
     await duties(await listTasks(connection), await chainTime(connection))
   }
 
@@ -568,8 +569,10 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
   async function waitForBlock(number: bigint): Promise<boolean> {
     for (;;) {
       if (signal?.aborted) return false
-      if ((await connection.publicClient.getBlockNumber({cacheTime: 0})) >= number) return true
-      await sleep(options.pollMs ?? 500, signal)
+      const head = await connection.publicClient.getBlockNumber({cacheTime: 0})
+      connection.stallWatch?.observe(head)
+      if (head >= number) return true
+      await sleep(loopPollMs(options.pollMs, connection), signal)
     }
   }
 }

@@ -140,7 +140,7 @@ export async function runVerifier(options: VerifierOptions): Promise<VerifiedTas
     const thresholds = !unchecked && mode === 'tolerance' && manifestRuntime ? await jobThresholds(task, spec, manifestRuntime) : undefined
     if (!alreadyClaimed) {
       const skip = (await isBarred(task.id))
-        ? 'barred from this task (an earlier verdict of ours on it was overturned)'
+        ? 'barred from this task (an earlier verdict of ours on it was overturned, or we accepted its forced error)'
         : unchecked
           ? undefined
           : mode === 'exact'

@@ -16,6 +16,7 @@ import type {BlobStore} from '../store/types.js'
 import {chainTime} from './chainTime.js'
 import {recheckTask} from './recheckTask.js'
 import {pumpExpire, pumpSettle, type SettleReport} from './runRoleLoop.js'
+import {loopPollMs} from './loopPollMs.js'
 import {sleep} from './sleep.js'
 
 export const whistleblowerStrategies = ['honest', 'griefer'] as const
@@ -84,7 +85,7 @@ export async function runWhistleblower(options: WhistleblowerOptions): Promise<W
   while (!options.signal?.aborted) {
     const worked = await whistleblower.tick()
     if (!options.loop) break
-    if (!worked) await sleep(options.pollMs ?? 500, options.signal)
+    if (!worked) await sleep(loopPollMs(options.pollMs, options.connection), options.signal)
   }
   return whistleblower.summary
 }

@@ -47,6 +47,11 @@ export type CreateAnvilOptions = {
    * the exit and signal hooks work on their own.
    */
   watchdog?: boolean | undefined
+  /**
+   * Called when anvil exits while it was up and nobody had asked it to stop (killed from outside, crashed),
+   * with one line on why: its exit code or signal and its last words.
+   */
+  onUnexpectedExit?: ((reason: string) => void) | undefined
 }
 
 export type AnvilStatus = 'idle' | 'starting' | 'listening' | 'stopping'
@@ -105,10 +110,10 @@ const LAUNCH_SCRIPT = [
 type ExecArgs = Exclude<NonNullable<ViemAnvilOptions['execArgs']>, (...args: never[]) => unknown>
 
 /** What execa runs for @viem/anvil's command: anvil with our flags, through the launcher where there is one. */
-function launchCommand([file, viemArgs, execOptions]: ExecArgs, run: {cachePath: string; watchdog: boolean; keepHistory: boolean}): ExecArgs {
+function launchCommand([file, viemArgs, execOptions]: ExecArgs, run: {cachePath: string; watchdog: boolean; keepHistory: boolean; ownSession: boolean}): ExecArgs {
   const args = [...viemArgs, '--cache-path', run.cachePath, ...(run.keepHistory ? ['--preserve-historical-states'] : [])]
   return useLauncher
-    ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, run.watchdog ? '1' : '0', run.cachePath, ...args], {...execOptions, cleanup: false}]
+    ? ['/bin/sh', ['-c', LAUNCH_SCRIPT, 'gensyn-anvil', file, run.watchdog ? '1' : '0', run.cachePath, ...args], {...execOptions, cleanup: false, detached: run.ownSession}]
     : [file, args, {...execOptions, cleanup: true}]
 }
 
@@ -180,7 +185,9 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
       // GB over many runs), so each run gets its own --cache-path, removed when it exits (by the watchdog too).
       // @viem/anvil has no option for --preserve-historical-states: without it a loaded chain forgets every
       // state before the dump, and reads at a past block (balances over time in the report) fail.
-      execArgs: (command) => launchCommand(command, {cachePath, watchdog, keepHistory: options.state !== undefined}),
+      // A caller that handles signals itself also keeps anvil out of the terminal's process group, so a Ctrl-C
+      // reaches only the caller, which can still read the chain (its report) before it stops anvil.
+      execArgs: (command) => launchCommand(command, {cachePath, watchdog, keepHistory: options.state !== undefined, ownSession: !handleSignals}),
     }
     const base = createViemAnvil(viemOptions)
     let markExited: () => void = () => {}
@@ -207,7 +214,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
         if (bound) current.port = Number(bound)
       }
     })
-    base.on('exit', () => {
+    base.on('exit', (code?: number, signal?: string) => {
       rmSync(cachePath, {recursive: true, force: true})
       current.exited = true
       markExited()
@@ -216,6 +223,7 @@ export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
         status = 'idle'
         run = undefined
         unregister(tracked)
+        options.onUnexpectedExit?.(unexpectedExitReason(code, signal, logs))
       }
     })
 
@@ -410,6 +418,14 @@ function isExecutable(file: string): boolean {
   } catch {
     return false
   }
+}
+
+/** Why anvil went away, in one line: how it ended, and its last line when it said anything. */
+export function unexpectedExitReason(code: number | undefined, signal: string | undefined, logs: readonly string[]): string {
+  const how = signal ? `killed by ${signal}` : code === undefined ? 'exited' : `exited with code ${code}`
+  // Its RPC trace (`eth_blockNumber`, ...) says nothing about why it went.
+  const last = logs.flatMap((message) => message.split('\n')).map((line) => line.trim()).findLast((line) => line !== '' && !/^[a-z0-9]+_\w+$/.test(line))
+  return last ? `${how}; its last line: ${last}` : how
 }
 
 /** One line: @viem/anvil's reason ("Anvil exited", "failed to start in time") plus anvil's last words. */

@@ -14,6 +14,7 @@ import {privateKeyToAccount} from 'viem/accounts'
 import {anvil} from 'viem/chains'
 
 import {ChainUnreachableError} from './errors.js'
+import {retryingTransport} from './retryingTransport.js'
 
 export type GensynPublicClient = PublicClient<HttpTransport, Chain>
 export type GensynWalletClient = WalletClient<HttpTransport, Chain, PrivateKeyAccount>
@@ -24,8 +25,13 @@ export type CreateClientsParameters = {
   privateKey?: Hex | undefined
   /** Skips the eth_chainId round trip when known. */
   chainId?: number | undefined
-  /** How often to poll for blocks and receipts, in ms. Default 100 (local chains mine instantly). */
+  /**
+   * How often to poll for blocks and receipts, in ms. Default: the chain's block time measured from its last
+   * blocks, else 100 ms on a loopback URL (a devnet anvil mines at once) and 1 s elsewhere (docs/multi-host.md).
+   */
   pollingInterval?: number | undefined
+  /** Retries of a transient RPC failure before giving up (default 6, 16-24 s in all; env GENSYN_RPC_RETRIES). */
+  retries?: number | undefined
 }
 
 export type ReadClients = {chain: Chain; publicClient: GensynPublicClient; walletClient: undefined; account: undefined}
@@ -47,8 +53,8 @@ export async function createClients(parameters: CreateClientsParameters & {priva
 export async function createClients(parameters: CreateClientsParameters): Promise<Clients>
 export async function createClients(parameters: CreateClientsParameters): Promise<Clients> {
   const {rpcUrl, privateKey} = parameters
-  const pollingInterval = parameters.pollingInterval ?? 100
-  const transport = http(rpcUrl)
+  const retries = parameters.retries ?? retriesFromEnv()
+  const transport = retryingTransport(rpcUrl, {retries})
 
   let chainId = parameters.chainId
   if (chainId === undefined) {
@@ -59,6 +65,7 @@ export async function createClients(parameters: CreateClientsParameters): Promis
     }
   }
   const chain = chainFor(chainId, rpcUrl)
+  const pollingInterval = parameters.pollingInterval ?? (await defaultPollingInterval(createPublicClient({chain, transport: http(rpcUrl, {retryCount: 1})}), rpcUrl))
 
   const publicClient = createPublicClient({chain, transport, pollingInterval})
   if (!privateKey) return {chain, publicClient, walletClient: undefined, account: undefined}
@@ -75,4 +82,39 @@ export function chainFor(chainId: number, rpcUrl: string): Chain {
     name: chainId === anvil.id ? anvil.name : `Chain ${chainId}`,
     rpcUrls: {default: {http: [rpcUrl]}},
   })
+}
+
+/** Blocks looked back over to measure a chain's block time. */
+const blockTimeSample = 5n
+
+/**
+ * The poll interval a client of this chain needs when none is configured. On a loopback URL 100 ms: a local node
+ * (the devnet's anvil) mines a transaction at once and has no rate limit, so the devnet keeps its speed.
+ * Elsewhere the chain's block time (nothing new can be seen sooner), measured over its last few blocks and kept
+ * within 1 s .. 12 s; 1 s when it cannot be measured (a young chain, blocks with equal timestamps).
+ */
+export async function defaultPollingInterval(client: Pick<PublicClient, 'getBlock'>, rpcUrl: string): Promise<number> {
+  if (isLoopback(rpcUrl)) return 100
+  try {
+    const latest = await client.getBlock({blockTag: 'latest'})
+    if (latest.number === null || latest.number < blockTimeSample) return 1000
+    const earlier = await client.getBlock({blockNumber: latest.number - blockTimeSample})
+    const ms = (Number(latest.timestamp - earlier.timestamp) * 1000) / Number(blockTimeSample)
+    return Math.min(12_000, Math.max(1000, Math.round(ms)))
+  } catch {
+    return 1000
+  }
+}
+
+function isLoopback(rpcUrl: string): boolean {
+  try {
+    return ['localhost', '127.0.0.1', '[::1]'].includes(new URL(rpcUrl).hostname)
+  } catch {
+    return false
+  }
+}
+
+function retriesFromEnv(): number | undefined {
+  const value = process.env.GENSYN_RPC_RETRIES
+  return value !== undefined && /^\d+$/.test(value) ? Number(value) : undefined
 }

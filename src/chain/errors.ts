@@ -75,3 +75,21 @@ export class ReceiptTimeoutError extends BaseError {
     this.hash = hash
   }
 }
+
+/**
+ * A JSON-RPC call kept failing with transient errors (unreachable, timeouts, 429, 5xx, rate limits) through every
+ * retry: names the endpoint, the method and how long it tried, so a dead or throttling RPC reads as such.
+ */
+export class RpcGaveUpError extends BaseError {
+  override name = 'RpcGaveUpError'
+  readonly rpcUrl: string
+  constructor({rpcUrl, method, attempts, seconds, cause}: {rpcUrl: string; method: string; attempts: number; seconds: number; cause: unknown}) {
+    const reason = cause instanceof Error ? firstLine((cause as Error & {shortMessage?: string}).shortMessage ?? cause.message) : String(cause)
+    super(`RPC ${rpcUrl}: ${method} failed ${attempts} times over ${seconds.toFixed(1)} s, giving up: ${reason}`, {
+      details: 'is the node up and reachable? a hosted RPC may be rate-limiting: raise --poll-interval (GENSYN_POLL_MS)',
+      docsPath: 'multi-host.md',
+      cause,
+    })
+    this.rpcUrl = rpcUrl
+  }
+}

@@ -31,6 +31,8 @@ export const networkFileSchema = z
       thresholds: address,
       game: address,
     }),
+    /** Milliseconds between an actor's polls of this chain (optional; default: its block time, docs/multi-host.md). */
+    pollMs: z.int().min(10).optional(),
     /** URL of a `gensyn store serve` server every actor reads and writes blobs through (optional). */
     store: z.url({protocol: /^https?$/}).optional(),
     /** That server's upload token (`store serve --token`), sent with every PUT to `store` and nowhere else. */

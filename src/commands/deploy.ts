@@ -34,6 +34,10 @@ export default class Deploy extends BaseCommand {
     'store-token': Flags.string({description: "That server's upload token (its --token), recorded beside --store so that actors can upload; ignored without --store.", env: 'GENSYN_STORE_TOKEN'}),
     scenario: Flags.string({description: "Deploy a scenario's protocol parameters (its `chain` and `protocol` sections; the rest is ignored)."}),
     treasury: Flags.string({description: 'Account that receives slashed stake (default: the deployer).'}),
+    'poll-interval': Flags.integer({
+      description: "Milliseconds between the actors' polls of this chain, recorded in the network file (default: each actor measures the block time).",
+      min: 10,
+    }),
   }
 
   async run(): Promise<DeployResult> {
@@ -51,10 +55,10 @@ export default class Deploy extends BaseCommand {
 
     if (!flags.json) this.log(`deploying to ${flags['rpc-url']} from ${privateKeyToAddress(privateKey as Hex)}${scenario ? ` with the parameters of scenario ${scenario.name}` : ''}`)
     const {network, gasUsed} = await deployNetwork({rpcUrl: flags['rpc-url'], privateKey: privateKey as Hex, params, store: flags.store})
-    const file = await writeNetworkFile(flags.out, {...network, storeToken}, flags.force)
+    const file = await writeNetworkFile(flags.out, {...network, pollMs: flags['poll-interval'], storeToken}, flags.force)
     const shown = path.relative(process.cwd(), file) || file
     this.log(`chain ${network.chainId}, block ${network.deployBlock}: market ${network.contracts.market}, registry ${network.contracts.registry} (${gasUsed} gas)`)
     this.log(`wrote ${shown}: run each actor with --network ${shown} and its own --private-key`)
-    return {...network, file, gasUsed: gasUsed.toString(), storeTokenRecorded: storeToken !== undefined}
+    return {...network, pollMs: flags['poll-interval'], file, gasUsed: gasUsed.toString(), storeTokenRecorded: storeToken !== undefined}
   }
 }

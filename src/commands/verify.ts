@@ -2,11 +2,12 @@ import {Flags} from '@oclif/core'
 
 import {readFile} from 'node:fs/promises'
 
-import type {Address} from 'viem'
+import type {Address, Hex} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
 import {type BackendChoice, runtimeIdString} from '../ml/backend/index.js'
 import {loadLocalJob} from '../ml/data/loadLocalJob.js'
+import {specHash} from '../ml/spec/index.js'
 import {checkpointSchedule} from '../ml/train/index.js'
 import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bundle/index.js'
 import {parseThresholds, type SamplingStrategy, type Thresholds, type VerificationMode} from '../pol/index.js'
@@ -27,13 +28,18 @@ import {segmentOutcome} from '../ui/devnetLog.js'
 export default class Verify extends BaseCommand {
   static override summary = 'Act as a verifier: replay sampled segments of committed proofs and post verdicts.'
   static override description =
-    'Registers and stakes as a verifier if needed. For each committed task (not its own), it waits for a block after the commit, claims the verification (which reveals the randomness that picks the segments), replays each sampled segment from its starting checkpoint, demands a bit-for-bit hash match with the committed checkpoint, and posts the verdict (a rejection names the failing segment and the hash its replay gave). It serves on dispute committees it is drawn for, and settles its tasks after the challenge and reveal windows. --strategy lazy or colluding plays an adversary (docs/adversaries.md). With --json, each event is one JSON line.'
+    'Registers and stakes as a verifier if needed. For each committed task (not its own), it waits for a block after the commit, claims the verification (which reveals the randomness that picks the segments), replays each sampled segment from its starting checkpoint, demands a bit-for-bit hash match with the committed checkpoint, and posts the verdict (a rejection names the failing segment and the hash its replay gave). With --proof DIR it verifies a proof bundle with no chain, reading it as hostile input (docs/proof-format.md); --job or --spec-hash binds it to the job it must be for, and without either the verdict says that only internal consistency was checked. It serves on dispute committees it is drawn for, and settles its tasks after the challenge and reveal windows. --strategy lazy or colluding plays an adversary (docs/adversaries.md). With --json, each event is one JSON line.'
   static override examples = [
     {description: 'Verify one task on the local devnet as account 4', command: '<%= config.bin %> <%= command.id %> --account 4'},
     {description: 'Keep verifying, streaming events as JSON lines', command: '<%= config.bin %> <%= command.id %> --loop --account 4 --json'},
     {description: 'Play a lazy verifier that accepts without replaying', command: '<%= config.bin %> <%= command.id %> --loop --account 4 --strategy lazy'},
     {description: "Accept one solver's proofs unchecked, verify the rest honestly", command: '<%= config.bin %> <%= command.id %> --loop --account 4 --strategy colluding --collude-with 0x…'},
-    {description: 'Verify a proof bundle with no chain (exit code 0 accepted, 1 rejected, 2 unusable)', command: '<%= config.bin %> <%= command.id %> --proof ./proof --segments 3 --seed 7'},
+    {
+      description: 'Verify a proof bundle with no chain, bound to the job it must be for (exit code 0 accepted, 1 rejected or for another job, 2 unusable)',
+      command: '<%= config.bin %> <%= command.id %> --proof ./proof --job job.yaml --segments 3 --seed 7',
+    },
+    {description: 'Bind a bundle to a job by its spec hash (as `gensyn submit` printed it)', command: '<%= config.bin %> <%= command.id %> --proof ./proof --spec-hash 0x…'},
+    {description: 'Check only that a bundle is consistent with the spec it carries (says so in its output)', command: '<%= config.bin %> <%= command.id %> --proof ./proof --json'},
     {description: 'Verify a cpu-trained bundle on wasm within profiled distance thresholds', command: '<%= config.bin %> <%= command.id %> --proof ./proof --mode tolerance --thresholds thresholds.json --backend wasm'},
     {description: 'How likely is a cheater who faked 10% of the segments to be caught?', command: '<%= config.bin %> <%= command.id %> --plan --job fixtures/jobs/mnist-mlp.yaml --faked 0.1'},
   ]
@@ -52,7 +58,11 @@ export default class Verify extends BaseCommand {
     sampling: Flags.string({description: 'With --proof: how segments are picked (the final one always is).', options: ['uniform', 'top-q'], default: 'uniform'}),
     'top-q': Flags.integer({description: 'With --sampling top-q: how many picks go to the largest committed updates.', min: 0}),
     plan: Flags.boolean({description: 'Print the chance of catching a cheater who faked a share of the segments, instead of verifying.'}),
-    job: Flags.string({description: 'With --plan: the job spec that sets the number of segments and the sample size.'}),
+    job: Flags.string({
+      description: 'With --proof: the job the bundle must be for (a bundle for another spec is rejected). With --plan: the job spec that sets the number of segments and the sample size.',
+      exclusive: ['spec-hash'],
+    }),
+    'spec-hash': Flags.string({description: 'With --proof: the spec hash (0x + 64 hex digits) of the job the bundle must be for.', dependsOn: ['proof']}),
     faked: Flags.string({description: 'With --plan: comma-separated shares of faked segments.', default: '0.05,0.1,0.25,0.5'}),
     loop: Flags.boolean({description: 'Keep verifying tasks until interrupted.'}),
     'max-tasks': Flags.integer({description: 'Stop after this many verdicts (default: 1 without --loop).', min: 1}),
@@ -73,6 +83,7 @@ export default class Verify extends BaseCommand {
     if (flags.proof) {
       return this.verifyOffline({
         dir: flags.proof,
+        specHash: await jobSpecHash(flags.job, flags['spec-hash']),
         segments: flags.segments,
         seed: flags.seed,
         backend: flags.backend as BackendChoice,
@@ -129,8 +140,9 @@ export default class Verify extends BaseCommand {
   private async verifyOffline(options: VerifyBundleParameters & {json: boolean}): Promise<BundleVerificationView> {
     const {json, seed, ...parameters} = options
     const rows: string[][] = []
-    const {report, randomness} = await verifyBundle({...parameters, seed, onSegment: (replay) => rows.push(segmentRow(replay))})
-    const view = bundleVerificationView(report, randomness, seed)
+    const {report, randomness, jobSpecHash} = await verifyBundle({...parameters, seed, onSegment: (replay) => rows.push(segmentRow(replay))})
+    const view = bundleVerificationView(report, randomness, seed, jobSpecHash)
+    this.log(jobSpecHash === undefined ? `note: ${view.notice ?? ''}` : `job: spec hash ${jobSpecHash}`)
     this.log(`randomness ${randomness}${seed === undefined ? '' : ` (seed ${seed})`}, runtime ${report.runtime ? runtimeIdString(report.runtime) : 'n/a'}`)
     this.log(`checks: ${Object.entries(report.checks).map(([check, status]) => `${check} ${status}`).join(', ')}`)
     if (rows.length > 0) this.log(renderTable(segmentHeader, rows))
@@ -172,6 +184,14 @@ function collusionPartners(strategy: string, partners: string[] | undefined): Ad
   if (strategy !== 'colluding' && list.length > 0) throw new InvalidInputError(`--collude-with: only taken with --strategy colluding, got --strategy ${strategy}`)
   if (strategy === 'colluding' && list.length === 0) throw new InvalidInputError('--collude-with: expected a partner solver address with --strategy colluding')
   return parseAddresses('--collude-with', list)
+}
+
+/** The spec hash a --proof bundle must match: --job's (loaded as solve --offline loads it), --spec-hash, or none. */
+async function jobSpecHash(job: string | undefined, given: string | undefined): Promise<Hex | undefined> {
+  if (job !== undefined) return specHash(await loadLocalJob(job))
+  if (given === undefined) return undefined
+  if (!/^0x[0-9a-fA-F]{64}$/.test(given)) throw new InvalidInputError(`--spec-hash: expected 0x followed by 64 hex digits, got ${JSON.stringify(given)}`)
+  return given.toLowerCase() as Hex
 }
 
 async function readThresholds(file: string): Promise<Thresholds> {

@@ -38,7 +38,7 @@ export type VerificationChecks = {
    * with `training.stopAt`, a prefix of them that ends after the first.
    */
   manifest: CheckStatus
-  /** manifest.specHash is the job's spec hash. */
+  /** manifest.specHash is the job's spec hash (checked before the manifest's schedule when the caller names the job: `specHash`). */
   specHash: CheckStatus
   /** manifest.datasetHash is the hash of the job's training data. */
   datasetHash: CheckStatus
@@ -116,6 +116,11 @@ export type VerifyProofParameters = {
   thresholds?: Thresholds | undefined
   /** Default `{strategy: 'uniform'}`. */
   sampling?: Sampling | undefined
+  /**
+   * The spec hash of the job the proof must be for (the chain's task, or the job a user named), checked against
+   * the manifest's when given. Without it the proof is only checked against `spec`, which may come from the proof.
+   */
+  specHash?: Hex | undefined
   /** The on-chain proofRoot, checked against the manifest's Merkle root when given. */
   proofRoot?: Hex | undefined
   /**
@@ -201,6 +206,9 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
   } catch (error) {
     return fail('manifest', `manifest ${manifestHash}: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
   }
+  // a proof for another job is rejected as that, before its schedule is compared with a spec it may have brought
+  if (parameters.specHash !== undefined && manifest.specHash !== parameters.specHash)
+    return fail('specHash', `manifest specHash: expected ${parameters.specHash} (the job's), got ${manifest.specHash}: the proof is for another job`)
   const range = taskStepRange(spec)
   const schedule = checkpointSchedule(spec)
   const steps = manifest.checkpoints.map((c) => c.step)
@@ -308,22 +316,43 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
   }
   checks.replay = 'pass'
 
-  // 8. the early-stop rule, from the checkpoints' test accuracy on the runtime the replays ran on: the proof's own
-  // in exact mode (bit for bit what the solver measured); in tolerance mode another runtime, where a sample near
-  // a tie may flip, so two test samples of margin go to the solver
+  // 8. the early-stop rule
   if (spec.training.stopAt !== undefined) {
-    const last = manifest.checkpoints[manifest.checkpoints.length - 1] as {step: number}
-    accuracies = []
-    for (const c of manifest.checkpoints.slice(1)) {
-      const {testAccuracy, testLoss} = await evaluateCheckpoint({spec, checkpoint: await store.get(c.hash), backend: runtime?.backend ?? manifest.runtime.backend})
-      accuracies.push({step: c.step, testAccuracy, testLoss})
-    }
-    // tolerance: two test samples of accuracy, or 0.1 % of the target loss (another runtime's rounding)
-    const lossTarget = spec.training.stopAt.testLoss
-    const margin = mode === 'tolerance' ? (lossTarget === undefined ? 2 / samplesFor(spec, 'test').count : lossTarget * 1e-3) : 0
-    const problem = stopRuleProblem({spec, accuracies, totalSteps: last.step - range.start, maxSteps: range.end - range.start, margin})
-    if (problem !== undefined) return fail('stopRule', problem)
+    const stop = await checkStopRule({spec, store, manifest, backend: runtime?.backend ?? manifest.runtime.backend, mode})
+    accuracies = stop.accuracies
+    if (stop.problem !== undefined) return fail('stopRule', stop.problem)
   }
   checks.stopRule = 'pass'
   return finish(true)
+}
+
+/**
+ * The early-stop rule, from the checkpoints' test accuracy on the runtime the replays ran on: the proof's own in
+ * exact mode (bit for bit what the solver measured); in tolerance mode another runtime, where a sample near a tie
+ * may flip, so two test samples of margin go to the solver. A checkpoint that cannot be evaluated is a problem:
+ * one no sampled segment replayed may still be no checkpoint of this model.
+ */
+async function checkStopRule(parameters: {
+  spec: JobSpec
+  store: BlobStore
+  manifest: ProofManifest
+  backend: BackendChoice
+  mode: VerificationMode
+}): Promise<{accuracies: CheckpointAccuracy[]; problem?: string | undefined}> {
+  const {spec, store, manifest, backend, mode} = parameters
+  const range = taskStepRange(spec)
+  const last = manifest.checkpoints[manifest.checkpoints.length - 1] as {step: number}
+  const accuracies: CheckpointAccuracy[] = []
+  for (const c of manifest.checkpoints.slice(1)) {
+    try {
+      const {testAccuracy, testLoss} = await evaluateCheckpoint({spec, checkpoint: await store.get(c.hash), backend})
+      accuracies.push({step: c.step, testAccuracy, testLoss})
+    } catch (error) {
+      return {accuracies, problem: `checkpoint at step ${c.step} (${c.hash}): cannot be evaluated: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`}
+    }
+  }
+  // tolerance: two test samples of accuracy, or 0.1 % of the target loss (another runtime's rounding)
+  const lossTarget = spec.training.stopAt?.testLoss
+  const margin = mode === 'tolerance' ? (lossTarget === undefined ? 2 / samplesFor(spec, 'test').count : lossTarget * 1e-3) : 0
+  return {accuracies, problem: stopRuleProblem({spec, accuracies, totalSteps: last.step - range.start, maxSteps: range.end - range.start, margin})}
 }

@@ -4,6 +4,7 @@ import {taskMarketAbi} from '../chain/generated/index.js'
 import type {SignedConnection} from './connect.js'
 import {toProtocolError} from './errors.js'
 import type {Task} from './types.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 /** What a whistleblower claims of an accepted proof: its own replay of `segment` ends in `claimedEndHash`. */
 export type ChallengeClaim = {segment: number; claimedEndHash: Hex}
@@ -63,13 +64,13 @@ export async function readCommittedClaim(connection: SignedConnection, task: Att
   const me = connection.account.address
   let logs
   try {
-    logs = await connection.publicClient.getContractEvents({
+    logs = await getLogsPaged(connection.publicClient, {fromBlock: task.verdictBlock}, (range) => connection.publicClient.getContractEvents({
       address: connection.contracts.market,
       abi: taskMarketAbi,
       eventName: 'ChallengeCommitted',
       args: {id: task.id, whistleblower: me},
-      fromBlock: task.verdictBlock,
-    })
+      ...range,
+    }))
   } catch (error) {
     throw toProtocolError('ChallengeCommitted', error)
   }

@@ -1,6 +1,7 @@
 import {type Address, type Hex, isAddress, type PrivateKeyAccount, type PublicClient, type WalletClient} from 'viem'
 
 import {createClients} from '../chain/clients.js'
+import {createStallWatch, type StallWatch} from '../chain/createStallWatch.js'
 import {readDevnetConfig} from '../chain/devnetConfig.js'
 import {type NetworkFile, readNetworkFile} from '../chain/networkFile.js'
 import {InvalidInputError} from '../errors/base.js'
@@ -31,6 +32,13 @@ export type ConnectOptions = {
   storeToken?: string | undefined
   /** Read-only commands (tasks list) need no key. */
   needsSigner?: boolean
+  /**
+   * Milliseconds between polls of the chain (blocks, receipts, the role loops' market reads). Default: the
+   * network file's `pollMs`, else env GENSYN_POLL_MS, else what createClients measures (docs/multi-host.md).
+   */
+  pollMs?: number | undefined
+  /** Gets the stall watch's lines (no new block while waiting; blocks again). Default: a warning on stderr. */
+  onStall?: ((line: string) => void) | undefined
 }
 
 export type Connection = {
@@ -54,6 +62,10 @@ export type Connection = {
   stateDir: string
   /** Block of the contracts' deployment (network or devnet file): where event scans can start. */
   deployBlock?: bigint | undefined
+  /** The poll interval the user set (flag, env, network file); undefined when it was left to the default. */
+  pollMs?: number | undefined
+  /** Told of every chain head an actor reads while it waits: says so when blocks stop coming. */
+  stallWatch?: StallWatch | undefined
 }
 
 export type SignedConnection = Connection & {walletClient: WalletClient; account: PrivateKeyAccount}
@@ -102,7 +114,8 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
 
   // Opened before the chain is asked anything, so a malformed --store fails at once.
   const {store, location, dir} = openStore(options.store ?? options.storeDir ?? network?.store ?? devnet?.storeDir ?? `${options.stateDir}/store`, {token: storeTokenFor(options, network)})
-  const {publicClient, walletClient, account, chain} = await createClients({rpcUrl, privateKey: privateKey as Hex | undefined})
+  const pollMs = options.pollMs ?? network?.pollMs ?? pollMsFromEnv()
+  const {publicClient, walletClient, account, chain} = await createClients({rpcUrl, privateKey: privateKey as Hex | undefined, pollingInterval: pollMs})
   if (network) assertSameChain(network, options.network!, rpcUrl, chain.id)
   return {
     rpcUrl,
@@ -116,7 +129,17 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
     stateDir: options.stateDir,
     // Only when the contracts are that file's: a --market of one's own was deployed elsewhen.
     deployBlock: options.market === undefined ? (network ? BigInt(network.deployBlock) : devnet?.deployBlock) : undefined,
+    pollMs,
+    stallWatch: createStallWatch({rpcUrl, report: options.onStall ?? ((line) => process.stderr.write(`warning: ${line}\n`))}),
   }
+}
+
+/** GENSYN_POLL_MS, for hosts that set it once rather than pass --poll-interval to every command. */
+function pollMsFromEnv(): number | undefined {
+  const value = process.env.GENSYN_POLL_MS
+  if (value === undefined || value === '') return undefined
+  if (!/^\d+$/.test(value) || Number(value) < 10) throw new InvalidInputError(`GENSYN_POLL_MS: expected milliseconds between chain polls (10 or more), got "${value}"`)
+  return Number(value)
 }
 
 /** A network file's contracts exist on one chain only: an RPC URL of another chain would send money astray. */

@@ -6,6 +6,7 @@ import {type JobSpec, maxPinnedProfiles} from '../ml/spec/index.js'
 import type {Connection} from './connect.js'
 import {type ChainError, toProtocolError} from './errors.js'
 import {modelClassOf} from './postProfile.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 export type PinPostedProfilesParameters = {
   /** The job, before its spec is hashed: its own `verification.profiles`, if any, are kept first. */
@@ -55,14 +56,14 @@ export async function pinPostedProfiles(connection: Connection, {spec, posters}:
 /** Every `ThresholdPosted` for the model class by these posters since the deployment, in chain order. */
 async function postedFor(connection: Connection, address: Address, modelClass: Hex, posters: readonly Address[]): Promise<PinnedProfile[]> {
   try {
-    const logs = await connection.publicClient.getContractEvents({
+    const logs = await getLogsPaged(connection.publicClient, {fromBlock: connection.deployBlock ?? 0n}, (range) => connection.publicClient.getContractEvents({
       address,
       abi: thresholdRegistryAbi,
       eventName: 'ThresholdPosted',
       args: {modelClass, poster: [...posters]},
-      fromBlock: connection.deployBlock ?? 0n,
       strict: true,
-    })
+      ...range,
+    }))
     return logs.map((log) => ({poster: getAddress(log.args.poster), runtimeClass: log.args.runtimeClass, profileHash: log.args.profileHash, blockNumber: log.blockNumber}))
   } catch (error) {
     throw toProtocolError('ThresholdPosted', error)

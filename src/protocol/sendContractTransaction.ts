@@ -26,7 +26,7 @@ export async function sendContractTransaction(connection: SignedConnection, call
     const estimate = await connection.publicClient.estimateContractGas({...call, account: connection.account} as never)
     // simulateContract trims the ABI to the one function; keep the errors so a revert on send decodes too.
     const hash = await connection.walletClient.writeContract({...(request as object), abi: call.abi, gas: (estimate * 5n) / 4n} as never)
-    const receipt = await waitForReceipt(connection.publicClient, {hash, pollingInterval: 100, label: call.functionName})
+    const receipt = await waitForReceipt(connection.publicClient, {hash, label: call.functionName})
     if (receipt.status !== 'success') {
       // Another party's transaction in the same block got there first (a lost race). Replaying the call on
       // the state that block left behind names the custom error.

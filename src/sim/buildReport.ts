@@ -18,6 +18,7 @@ import {describeExpectations} from './report/describeExpectations.js'
 import {readRunHistory} from './report/readRunHistory.js'
 import {scanTransactions} from './scanTransactions.js'
 import type {RunHistory} from './report/types.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 const phaseEvents = ['TaskSubmitted', 'TaskClaimed', 'ProofCommitted', 'VerificationClaimed', 'VerdictPosted', 'TaskRejected', 'TaskReopened', 'TaskSettled', 'TaskExpired'] as const
 type PhaseEvent = (typeof phaseEvents)[number]
@@ -144,6 +145,20 @@ export type DevnetReport = {
   expectations?: string[]
   /** The run over time: balances, task phases, the detection matrix, gas per phase (docs/report.md). */
   history?: RunHistory
+  /** Every actor process that died and what the supervisor did: restarted it after a delay, or gave up. */
+  crashes?: CrashReport[]
+  /** Set when the run ended early (Ctrl-C, a crash, the chain dying): why, and what the report could read. */
+  partial?: PartialRun
+}
+
+export type CrashReport = {actor: string; role: string; cause: 'crash' | 'chaos'; atSeconds: number; how: string; restartedAfterMs: number | null}
+
+export type PartialRun = {
+  reason: string
+  /** Whether the figures come from the chain; false when it was gone, and only the actors' reports remain. */
+  chainRead: boolean
+  /** The last thing an actor said about each task, when the chain could not be read. */
+  seenTasks?: {taskId: string; actor: string; event: string}[]
 }
 
 export type BuildReportOptions = {
@@ -357,7 +372,7 @@ async function readPhaseEvents(connection: Connection, fromBlock: bigint): Promi
   const byTask = new Map<bigint, TaskEvents>()
   const timestamps = new Map<bigint, bigint>()
   for (const eventName of phaseEvents) {
-    const logs = await connection.publicClient.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName, fromBlock})
+    const logs = await getLogsPaged(connection.publicClient, {fromBlock}, (range) => connection.publicClient.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName, ...range}))
     for (const log of logs) {
       const id = (log.args as {id?: bigint}).id
       if (id === undefined || log.transactionHash === null || log.blockNumber === null) continue
@@ -481,12 +496,12 @@ async function readMoneyEvents(connection: Connection, fromBlock: bigint): Promi
   const market = {address: connection.contracts.market, abi: taskMarketAbi, fromBlock} as const
   const client = connection.publicClient
   const [slashed, revealed, funded, settled, claimed, verifying] = await Promise.all([
-    client.getContractEvents({...market, eventName: 'StakeSlashed'}),
-    client.getContractEvents({...market, eventName: 'ForcedErrorRevealed'}),
-    client.getContractEvents({...market, eventName: 'JackpotFunded'}),
-    client.getContractEvents({...market, eventName: 'TaskSettled'}),
-    client.getContractEvents({...market, eventName: 'TaskClaimed'}),
-    client.getContractEvents({...market, eventName: 'VerificationClaimed'}),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'StakeSlashed', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'ForcedErrorRevealed', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'JackpotFunded', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'TaskSettled', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'TaskClaimed', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'VerificationClaimed', ...range})),
   ])
   // TaskSettled names no payee: the solver and verifier holding the task when it settled are the last to claim it.
   const lastBefore = (logs: readonly {args: {id?: bigint}; blockNumber: bigint | null; logIndex: number | null}[], id: bigint, block: bigint) =>
@@ -526,13 +541,13 @@ const resolutionNames = ['Timeout', 'Arbitration', 'Committee', 'Void'] as const
 /** Every dispute game the market started, read back from the game. */
 async function readDisputes(connection: Connection, fromBlock: bigint, nameOf: (address: Address) => string): Promise<DisputeReport[]> {
   const client = connection.publicClient
-  const started = await client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'DisputeStarted', fromBlock})
+  const started = await getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'DisputeStarted', ...range}))
   if (started.length === 0) return []
   const game = connection.contracts.game ?? (await client.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'game'}))
   const [gameLogs, challenges, rejections] = await Promise.all([
-    client.getContractEvents({address: game, abi: pinpointGameAbi, fromBlock}),
-    client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'ChallengeQueued', fromBlock}),
-    client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'RejectionDisputed', fromBlock}),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: game, abi: pinpointGameAbi, ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'ChallengeQueued', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'RejectionDisputed', ...range})),
   ])
   const gasOf = async (hashes: Iterable<Hex>) => {
     let gas = 0n

@@ -12,25 +12,23 @@ import {buildReport, type DevnetReport} from './buildReport.js'
 import {actorRoster, type RosterEntry} from './actorRoster.js'
 import {type DevnetAccount, scenarioAccounts} from './devnetAccounts.js'
 import {assertNoDevnetRunning, writeDevnetProcesses} from './devnetProcesses.js'
-import {devnetStatePaths, type FinishedJob, type PersistedDevnet, readDevnetState, writeDevnetState} from './devnetState.js'
+import {devnetStatePaths, type PersistedDevnet, readDevnetState, writeDevnetState} from './devnetState.js'
 import {deployParamsOf} from './deployParamsOf.js'
-import {type JobPlan, planJobs, tasksSubmittedBy} from './resumeJobs.js'
 import {resumeChain} from './resumeChain.js'
 import type {ResolvedScenario} from './scenario.js'
 import {type MarketSample, type MarketSampler, startMarketSampler} from './sampleMarket.js'
 import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
 import {postScenarioProfiles} from './postScenarioProfiles.js'
-import {profilePoster} from './profilePoster.js'
-import {type ActorExit, type ActorHandle, spawnActor} from './spawnActor.js'
-import {sleep} from '../actors/sleep.js'
+import {type ActorHandle, spawnActor} from './spawnActor.js'
+import type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
+import {runScenarioJobs} from './runScenarioJobs.js'
+import {type ActorCrash, type SupervisedActor, superviseActor} from './superviseActor.js'
+import {type ChaosKill, type ChaosMonkey, startChaosMonkey} from './chaosMonkey.js'
+import {crashReport} from './report/crashReport.js'
 import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
-export type DevnetEvent =
-  | {type: 'phase'; message: string}
-  | {type: 'actor'; actor: string; role: string; event: Record<string, unknown>}
-  /** `killed`: the devnet killed it on purpose (a dropout solver), so its exit is not a crash. */
-  | {type: 'actor-exit'; actor: string; role: ActorHandle['role']; exit: ActorExit; killed: boolean}
+export type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
 
 /** A dropout solver the devnet killed: after which stored checkpoint of which task. */
 export type Dropout = {actor: string; taskId: string; step: number}
@@ -48,16 +46,10 @@ export type DevnetOptions = {
    */
   state?: string | undefined
   onEvent?: (event: DevnetEvent) => void
+  /** anvil went away while the devnet ran (killed from outside, crashed): one line on how. */
+  onChainDied?: ((reason: string) => void) | undefined
 }
 
-export type SubmissionOutcome = {
-  job: string
-  submitter: string
-  exit: ActorExit
-  result: Record<string, unknown> | undefined
-  /** The run ended (a duration, Ctrl-C, `q`) before this submitter did: it was stopped, it did not fail. */
-  stoppedByDevnet?: boolean
-}
 
 export type Devnet = {
   readonly rpcUrl: string
@@ -76,6 +68,10 @@ export type Devnet = {
   report(submissions: SubmissionOutcome[]): Promise<DevnetReport>
   /** The dropout solvers killed so far. */
   readonly dropouts: Dropout[]
+  /** Every process death the supervisor saw (chaos kills included), in order. */
+  readonly crashes: readonly ActorCrash[]
+  /** The chaos monkey's kills so far (scenario.chaos). */
+  readonly chaosKills: readonly ChaosKill[]
   /** Stops every actor, then anvil. Safe to call twice, and after a failed start. */
   stop(): Promise<void>
   /** Read access to the running chain (after start()), for live views such as the dashboard. */
@@ -112,9 +108,12 @@ export function createDevnet(options: DevnetOptions): Devnet {
     state: statePaths?.chain,
     // anvil writes its dump when it exits on SIGTERM: give it time before the SIGKILL.
     stopTimeout: statePaths ? 30_000 : undefined,
+    onUnexpectedExit: (reason) => options.onChainDied?.(reason),
   })
-  const actors: ActorHandle[] = []
+  const actors: SupervisedActor[] = []
   const dropouts: Dropout[] = []
+  const crashes: ActorCrash[] = []
+  let chaos: ChaosMonkey | undefined
   // Stops the submitters' waits for their jobs' `at` when the run ends first.
   const stopping = new AbortController()
   let sampler: MarketSampler | undefined
@@ -130,6 +129,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
   let writing: Promise<void> = Promise.resolve()
   let recording: Promise<void> = Promise.resolve()
   let ready = false
+  let ownsStateDir = false
   let paused: PausedDevnet | undefined
 
   const common = (own?: BackendChoice) => ['--json', '--state-dir', actorStateDir, '--backend', own ?? backend]
@@ -176,33 +176,61 @@ export function createDevnet(options: DevnetOptions): Devnet {
     if (statePaths) await writeDevnetProcesses(statePaths.dir, value)
   }
 
-  function spawn(entry: RosterEntry): ActorHandle {
+  function spawn(entry: RosterEntry): SupervisedActor {
     const {name, role, account} = entry
-    const handle: ActorHandle = spawnActor({
-      name,
-      role,
-      account: account.index,
-      args: [...entry.args, '--account', String(account.index), ...common(entry.backend)],
-      logDir,
-      env: workerEnv,
-      onJson(event) {
-        emit({type: 'actor', actor: name, role, event})
-        // docs/market.md, section 5: a dropout solver dies (SIGKILL, no clean-up) once it has stored its first
-        // checkpoint of a claimed task, and is not restarted; the task must come back through expire.
-        if (entry.dropout && event.type === 'checkpoint' && !handle.killed) {
-          dropouts.push({actor: name, taskId: String(event.taskId), step: Number(event.step)})
-          emit({type: 'phase', message: `${name}: killed (SIGKILL) after storing its checkpoint at step ${String(event.step)} of task ${String(event.taskId)}`})
-          void handle.kill()
-          // Saved at once: a resume after a crash must not bring it back.
-          void persist().catch(() => {})
-        }
-      },
-    })
-    actors.push(handle)
+    const handle = supervise(() =>
+      spawnActor({
+        name,
+        role,
+        account: account.index,
+        args: [...entry.args, '--account', String(account.index), ...common(entry.backend)],
+        logDir,
+        env: workerEnv,
+        onJson(event) {
+          emit({type: 'actor', actor: name, role, event})
+          chaos?.observe(handle, event)
+          // docs/market.md, section 5: a dropout solver dies (SIGKILL, no clean-up) once it has stored its first
+          // checkpoint of a claimed task, and is not restarted; the task must come back through expire.
+          if (entry.dropout && event.type === 'checkpoint' && !handle.killed) {
+            dropouts.push({actor: name, taskId: String(event.taskId), step: Number(event.step)})
+            emit({type: 'phase', message: `${name}: killed (SIGKILL) after storing its checkpoint at step ${String(event.step)} of task ${String(event.taskId)}`})
+            void handle.kill()
+            // Saved at once: a resume after a crash must not bring it back.
+            void persist().catch(() => {})
+          }
+        },
+      }),
+    )
     void handle.exited.then((exit) => {
       emit({type: 'actor-exit', actor: name, role, exit, killed: handle.killed})
       if (!anvilStopped) void recordProcesses().catch(() => {})
     })
+    return handle
+  }
+
+  /**
+   * Runs an actor under the supervisor: a process that dies is started again after a backoff (from the same
+   * state dir), the crash is reported, and processes.json follows the new pid.
+   */
+  function supervise(start: () => ActorHandle, more: Pick<Parameters<typeof superviseActor>[0], 'restart' | 'shouldRestart'> = {}): SupervisedActor {
+    // Unset while superviseActor starts the first process (onStart runs before it returns).
+    let supervised: SupervisedActor | undefined
+    const handle = superviseActor({
+      start,
+      ...more,
+      onStart() {
+        if (!supervised) return
+        chaos?.started(supervised)
+        if (!anvilStopped) void recordProcesses().catch(() => {})
+      },
+      onCrash(crash) {
+        crashes.push(crash)
+        emit({type: 'actor-crash', actor: crash.actor, role: crash.role, crash})
+      },
+    })
+    supervised = handle
+    actors.push(handle)
+    chaos?.started(handle)
     return handle
   }
 
@@ -223,6 +251,9 @@ export function createDevnet(options: DevnetOptions): Devnet {
       if (statePaths) {
         // Two anvils loading and dumping one file would overwrite each other's chain.
         await assertNoDevnetRunning(statePaths.dir)
+      }
+      ownsStateDir = true
+      if (statePaths) {
         saved = await readDevnetState(statePaths.chain)
         if (saved) assertSameAccounts(saved, accounts, statePaths.chain)
       }
@@ -305,93 +336,49 @@ export function createDevnet(options: DevnetOptions): Devnet {
       const gone = new Set(dropouts.map((dropout) => dropout.actor))
       const live = roster.filter((entry) => !gone.has(entry.name))
       for (const entry of live) spawn(entry)
+      if (scenario.chaos && scenario.chaos.kills > 0) {
+        chaos = startChaosMonkey(scenario.chaos, () => actors.filter((actor) => actor.exit === undefined), (kill) =>
+          emit({type: 'phase', message: `chaos: killed ${kill.actor} (SIGKILL) while ${kill.during}`}),
+        )
+      }
       ready = true
       await recordProcesses()
       const own = live.filter((entry) => entry.backend !== undefined && entry.backend !== backend).map((entry) => `${entry.name} on ${entry.backend}`)
       emit({type: 'phase', message: `spawned ${live.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend}${own.length ? `; ${own.join(', ')}` : ''})`})
     },
 
-    async runJobs() {
-      const submitters = accounts.filter((account) => account.role === 'submitter')
-      const queues = new Map<DevnetAccount, {job: ResolvedScenario['jobs'][number]; index: number}[]>()
-      scenario.jobs.forEach((job, index) => {
-        const submitter = submitters[job.submitter ?? index % submitters.length]
-        if (!submitter) throw new BaseError(`scenario ${scenario.name}: jobs[${index}].submitter: expected an index below ${submitters.length}`)
-        queues.set(submitter, [...(queues.get(submitter) ?? []), {job, index}])
+    runJobs() {
+      return runScenarioJobs({
+        scenario,
+        accounts,
+        roster,
+        saved,
+        connection,
+        deployBlock,
+        stopping: stopping.signal,
+        emit,
+        spawnSubmitter: (name, account, args, onJson) =>
+          spawnActor({name, role: 'submitter', account: account.index, args: [...args, '--keys', keysDirOf(account), '--account', String(account.index), ...common()], logDir, onJson}),
+        supervise,
+        jobFinished: statePaths ? (finished) => persist({finished: [...(record?.finished ?? []), finished]}) : undefined,
+        submitterExited: () => {
+          if (!anvilStopped) void recordProcesses().catch(() => {})
+        },
       })
-      // A resumed run: what each job's submitter got done before the stop (src/sim/resumeJobs.ts).
-      let plans: Map<number, JobPlan> | undefined
-      if (saved && connection) {
-        const submittedBy = new Map<string, bigint[]>()
-        for (const account of queues.keys()) submittedBy.set(account.address.toLowerCase(), await tasksSubmittedBy(connection, account.address, deployBlock))
-        plans = planJobs([...queues].map(([account, jobs]) => ({address: account.address, jobs: jobs.map(({index}) => index)})), saved.finished, submittedBy)
-      }
-      // A job's `at` counts from the first run's start, not from this resume.
-      const started = performance.now() - (saved?.elapsedSeconds ?? 0) * 1000
-      const outcomes = await Promise.all(
-        [...queues].map(async ([account, jobs]) => {
-          const results: SubmissionOutcome[] = []
-          const claimed = new Set((saved?.finished ?? []).flatMap((finished) => (jobs.some(({index}) => index === finished.job) ? finished.taskIds : [])))
-          // One process per account at a time (two would race for its nonces): a submitter posts its jobs in
-          // order, each once its `at` has come (a demand shift) and the one before has finished.
-          for (const [jobNumber, {job, index}] of jobs.entries()) {
-            const plan: JobPlan = plans?.get(index) ?? {kind: 'submit'}
-            const name = `submitter-${submitters.indexOf(account) + 1}${jobs.length > 1 ? `-job-${jobNumber + 1}` : ''}`
-            if (plan.kind === 'finished') {
-              const {finished} = plan
-              results.push({job: finished.jobPath, submitter: finished.submitter, exit: finished.exit, result: finished.result})
-              emit({type: 'phase', message: `${name}: finished in an earlier run (tasks ${finished.taskIds.join(', ') || 'none'})`})
-              continue
-            }
-            if (plan.kind === 'submit') await sleep(job.at * 1000 - (performance.now() - started), stopping.signal)
-            if (stopped) break
-            let result: Record<string, unknown> | undefined
-            const count = job.count > 1 ? ['--count', String(job.count)] : []
-            const follow = plan.kind === 'follow' ? ['--task-ids', plan.taskIds.join(',')] : []
-            // protocol.samples overrides every job's verification.segments (it changes the spec hash: a follow needs it too).
-            const samples = scenario.protocol.samples === undefined ? [] : ['--segments', String(scenario.protocol.samples)]
-            // A scenario's profiles bind its jobs only when pinned: pin the poster's (a follow needs it too, for the same hash).
-            const pins = scenario.profile ? ['--thresholds-from', profilePoster(scenario, roster).account.address] : []
-            const handle = spawnActor({
-              name,
-              role: 'submitter',
-              account: account.index,
-              args: ['submit', job.path, '--wait', ...count, ...samples, ...pins, ...follow, '--keys', keysDirOf(account), '--account', String(account.index), ...common()],
-              logDir,
-              onJson: (value) => {
-                result = value
-                emit({type: 'actor', actor: name, role: 'submitter', event: value})
-              },
-            })
-            actors.push(handle)
-            void recordProcesses().catch(() => {})
-            const what = `${job.count > 1 ? `${job.count} copies of ` : ''}${path.relative(process.cwd(), job.path)}`
-            emit({type: 'phase', message: plan.kind === 'follow' ? `${name}: following tasks ${plan.taskIds.join(', ')} of ${what}, submitted before the stop` : `${name}: submitting ${what}`})
-            const exit = await handle.exited
-            emit({type: 'actor-exit', actor: name, role: 'submitter', exit, killed: false})
-            if (!anvilStopped) void recordProcesses().catch(() => {})
-            results.push({job: job.path, submitter: name, exit, result, stoppedByDevnet: stopped})
-            // A submitter the stop cut short is not finished: a resume follows its tasks instead.
-            if (!stopped && statePaths && connection) {
-              const posted = await tasksSubmittedBy(connection, account.address, deployBlock).catch(() => [])
-              const taskIds = posted.map(String).filter((id) => !claimed.has(id))
-              for (const id of taskIds) claimed.add(id)
-              const finished: FinishedJob = {job: index, submitter: name, jobPath: job.path, taskIds, exit, result}
-              await persist({finished: [...(record?.finished ?? []), finished]})
-            }
-          }
-          return results
-        }),
-      )
-      return outcomes.flat()
     },
 
     async report(submissions) {
       if (!connection || !before) throw new BaseError('devnet: report() before start()')
-      return buildReport({connection, accounts, roster, before, deployBlock, submissions, scenario, actors, dropouts, marketSamples: [...savedSamples(), ...(sampler?.samples ?? [])]})
+      const report = await buildReport({connection, accounts, roster, before, deployBlock, submissions, scenario, actors, dropouts, marketSamples: [...savedSamples(), ...(sampler?.samples ?? [])]})
+      return {...report, crashes: crashes.map(crashReport)}
     },
 
     dropouts,
+    crashes,
+
+    get chaosKills() {
+      return chaos?.kills ?? []
+    },
 
     get connection() {
       return connection
@@ -416,6 +403,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
 
     async stopActors() {
       stopped = true
+      chaos?.stop()
       // A frozen actor would only act on its SIGTERM after the grace period's SIGKILL: thaw it first.
       await this.resume().catch(() => {})
       stopping.abort()
@@ -432,6 +420,8 @@ export function createDevnet(options: DevnetOptions): Devnet {
       // The chain is gone with anvil: a stale devnet.json would only send later commands to a dead port.
       // Logs, the blob store and report.json stay for reading.
       await recording.catch(() => {})
+      // A devnet refused because another runs there must leave that one's files alone.
+      if (!ownsStateDir) return
       for (const dir of statePaths ? [stateDir, statePaths.dir] : [stateDir]) {
         await rm(path.join(dir, 'processes.json'), {force: true})
         await rm(path.join(dir, 'devnet.json'), {force: true})

@@ -65,8 +65,9 @@ export async function runningDevnet(stateDir: string): Promise<DevnetProcesses |
 export async function assertNoDevnetRunning(stateDir: string): Promise<void> {
   const previous = await runningDevnet(stateDir)
   if (!previous || previous.devnetPid === process.pid) return
-  throw new BaseError(`a devnet is already running in ${stateDir} (pid ${previous.devnetPid})`, {
-    details: 'Stop it with `gensyn devnet down` (or Ctrl-C where it runs), or pass another --state-dir.',
+  const rpc = previous.rpcUrl ? `, rpc ${previous.rpcUrl}` : ''
+  throw new BaseError(`a devnet is already running in ${stateDir} (pid ${previous.devnetPid}${rpc}): stop it with \`gensyn devnet down --state-dir ${stateDir}\`, or pass another --state-dir`, {
+    details: 'Ctrl-C where it runs in the foreground stops it too.',
   })
 }
 

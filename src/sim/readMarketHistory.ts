@@ -3,6 +3,7 @@ import type {Address} from 'viem'
 import {solverBookAbi, taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from '../protocol/connect.js'
 import type {MarketSample} from './sampleMarket.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 /** One point of the market's price over time: a PriceUpdated event, or the devnet's sample of currentPrice(). */
 export type PricePoint = {
@@ -54,10 +55,10 @@ export async function readMarketHistory(connection: Reader, fromBlock: bigint, s
   const client = connection.publicClient
   const book = connection.contracts.book
   const [updated, set, withdrawn, timedOut, origin] = await Promise.all([
-    book ? client.getContractEvents({address: book, abi: solverBookAbi, eventName: 'PriceUpdated', fromBlock}) : [],
-    book ? client.getContractEvents({address: book, abi: solverBookAbi, eventName: 'OfferSet', fromBlock}) : [],
-    book ? client.getContractEvents({address: book, abi: solverBookAbi, eventName: 'OfferWithdrawn', fromBlock}) : [],
-    client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'ClaimTimedOut', fromBlock}),
+    book ? getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: book, abi: solverBookAbi, eventName: 'PriceUpdated', ...range})) : [],
+    book ? getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: book, abi: solverBookAbi, eventName: 'OfferSet', ...range})) : [],
+    book ? getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: book, abi: solverBookAbi, eventName: 'OfferWithdrawn', ...range})) : [],
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, eventName: 'ClaimTimedOut', ...range})),
     client.getBlock({blockNumber: fromBlock}),
   ])
   const timestamps = new Map<bigint, bigint>(samples.map((sample) => [sample.block, sample.timestamp]))

@@ -3,6 +3,7 @@ import type {Address} from 'viem'
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from '../protocol/connect.js'
 import type {FinishedJob} from './devnetState.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 /** What a resumed devnet does with one job of its scenario. */
 export type JobPlan =
@@ -44,12 +45,12 @@ export function planJobs(queues: readonly SubmitterQueue[], finished: readonly F
 
 /** Ids of every task `submitter` posted since `fromBlock`, read from the market's TaskSubmitted events. */
 export async function tasksSubmittedBy(connection: Pick<Connection, 'publicClient' | 'contracts'>, submitter: Address, fromBlock: bigint): Promise<bigint[]> {
-  const logs = await connection.publicClient.getContractEvents({
+  const logs = await getLogsPaged(connection.publicClient, {fromBlock}, (range) => connection.publicClient.getContractEvents({
     address: connection.contracts.market,
     abi: taskMarketAbi,
     eventName: 'TaskSubmitted',
     args: {submitter},
-    fromBlock,
-  })
+    ...range,
+  }))
   return logs.flatMap((log) => (log.args.id === undefined ? [] : [log.args.id]))
 }

@@ -1,9 +1,14 @@
+import path from 'node:path'
+
 import {BaseError} from '../errors/base.js'
-import type {DevnetReport} from './buildReport.js'
+import type {DevnetReport, PartialRun} from './buildReport.js'
 import {createDevnet, type Devnet, type DevnetEvent, type SubmissionOutcome} from './createDevnet.js'
 import type {ResolvedScenario} from './scenario.js'
 import {exitReason} from './spawnActor.js'
-import {writeReportFiles} from './report/writeReportFiles.js'
+import {crashReport} from './report/crashReport.js'
+import {reportWithoutChain} from './report/reportWithoutChain.js'
+import {writeReportFiles, writeReportJson} from './report/writeReportFiles.js'
+import {recordRun, runFolder} from './runRecord.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 export type RunDevnetOptions = {
@@ -22,29 +27,63 @@ export type RunDevnetOptions = {
   onStarted?: ((devnet: Devnet) => void) | undefined
 }
 
-export type RunDevnetResult = {report: DevnetReport; interrupted: boolean; timedOut: boolean}
+export type RunDevnetResult = {
+  report: DevnetReport
+  interrupted: boolean
+  timedOut: boolean
+  /** The folder this run's report was written to (also copied to the state dir as the latest). */
+  runDir: string
+}
+
+/** The devnet ended early and its report says why; the error carries where that report is. */
+export class DevnetStoppedError extends BaseError {
+  override name = 'DevnetStoppedError'
+  constructor(
+    message: string,
+    readonly runDir: string,
+    stateDir: string,
+    /** The partial report, so the caller can still print it when no file could hold it. */
+    readonly report: DevnetReport,
+  ) {
+    super(`${message} (partial report: ${path.join(runDir, 'report.md')})`, {details: `Logs: ${path.join(stateDir, 'logs')}`})
+  }
+}
 
 /**
  * The whole devnet run: start, submit the scenario's jobs, wait, read the report, and stop everything
- * whatever happens (an actor crash, a timeout, Ctrl-C), so no anvil or actor outlives it.
+ * whatever happens (an actor crash, a timeout, Ctrl-C, the chain dying), so no anvil or actor outlives it.
+ * A report is written every time, under a run folder of its own; one cut short says it is partial and why.
  */
 export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetResult> {
   const emit = options.onEvent ?? (() => {})
+  const runDir = runFolder(options.stateDir, options.scenario.name)
+  const seenTasks = new Map<string, {taskId: string; actor: string; event: string}>()
+  let stopping = false
   let crash: string | undefined
+  let chainDied: string | undefined
   const crashed = new AbortController()
   const devnet = createDevnet({
     ...options,
     onEvent(event) {
       emit(event)
-      // A dropout solver's SIGKILL is the scenario's own doing, not a crash.
+      if (event.type === 'actor' && event.event.taskId !== undefined) {
+        const taskId = String(event.event.taskId)
+        seenTasks.set(taskId, {taskId, actor: event.actor, event: String(event.event.type)})
+      }
+      // Only an actor the supervisor gave up on ends the run (a dropout's SIGKILL is the scenario's own doing).
       const isRoleLoop = event.type === 'actor-exit' && event.role !== 'submitter' && !event.killed
       if (isRoleLoop && !stopping && event.exit.exitCode !== 0) {
-        crash = `${event.actor} exited with ${event.exit.exitCode ?? event.exit.signal}: ${exitReason(event.exit)}`
+        crash = `${event.actor} kept crashing (last: exit ${event.exit.exitCode ?? event.exit.signal}: ${exitReason(event.exit)})`
         crashed.abort()
       }
     },
+    onChainDied(reason) {
+      if (stopping) return
+      chainDied = `the chain died: anvil ${reason}`
+      emit({type: 'phase', message: chainDied})
+      crashed.abort()
+    },
   })
-  let stopping = false
   const timeoutSeconds = options.timeoutSeconds ?? options.scenario.timeoutSeconds
   const deadline = AbortSignal.timeout(timeoutSeconds * 1000)
   // scenario.durationSeconds: a run of fixed length, reported and judged when it ends (docs/scenarios.md).
@@ -54,6 +93,8 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
   const stopSignal = AbortSignal.any([options.signal, crashed.signal, deadline, ...(durationOver ? [durationOver] : [])])
   try {
     await devnet.start()
+    // After start: a second devnet refused there must not overwrite the running one's record.
+    await recordRun(options.stateDir, {runDir, scenario: options.scenario, stateFile: options.state && path.resolve(options.state), startedAt: new Date().toISOString()})
     options.onStarted?.(devnet)
     const jobs = devnet.runJobs()
     let submissions: SubmissionOutcome[] = []
@@ -66,25 +107,63 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
     stopping = true
     await devnet.stopActors()
     if (submissions.length === 0) submissions = await jobs
-    if (crash) throw new BaseError(`devnet stopped: ${crash}`, {details: `Logs: ${options.stateDir}/logs`})
-    let report: DevnetReport
-    try {
-      report = await devnet.report(submissions)
-    } catch (error) {
-      // A Ctrl-C on a terminal reaches anvil too, and it may be gone before we can read it back.
-      if (!options.signal.aborted) throw error
-      throw new BaseError('devnet interrupted before its report could be read', {cause: error, exitCode: 130})
-    }
+    const cutShort = chainDied ?? (crash ? `devnet stopped: ${crash}` : options.signal.aborted && untilSettled ? 'interrupted (Ctrl-C or q) before every job settled' : undefined)
+    const report = await readReport(devnet, submissions, cutShort, chainDied !== undefined, () => [...seenTasks.values()], options.scenario)
     if (deadline.aborted && untilSettled && !durationOver?.aborted) {
       report.failures.push(`timed out after ${timeoutSeconds} s`)
       report.ok = false
     }
-    // report.json first, then charts/ and report.md (docs/report.md).
-    await writeReportFiles(options.stateDir, report)
-    return {report, interrupted: options.signal.aborted, timedOut: deadline.aborted && !durationOver?.aborted}
+    await writeRunReport(options.stateDir, runDir, report)
+    if (chainDied) throw new DevnetStoppedError(`${chainDied}${options.state ? '; `gensyn devnet up --resume` continues from its last dump' : ''}`, runDir, options.stateDir, report)
+    if (crash) throw new DevnetStoppedError(`devnet stopped: ${crash}`, runDir, options.stateDir, report)
+    return {report, interrupted: options.signal.aborted, timedOut: deadline.aborted && !durationOver?.aborted, runDir}
   } finally {
     stopping = true
     await devnet.stop()
+  }
+}
+
+/**
+ * The run's report, read from the chain when it is there. A run cut short says so (partial); with the chain
+ * gone, the report holds what the devnet saw itself (reportWithoutChain).
+ */
+async function readReport(
+  devnet: Devnet,
+  submissions: SubmissionOutcome[],
+  cutShort: string | undefined,
+  chainGone: boolean,
+  seenTasks: () => NonNullable<PartialRun['seenTasks']>,
+  scenario: ResolvedScenario,
+): Promise<DevnetReport> {
+  const withoutChain = (reason: string) =>
+    reportWithoutChain({scenario, reason, actors: devnet.actors, dropouts: devnet.dropouts, crashes: devnet.crashes.map(crashReport), seenTasks: seenTasks()})
+  if (chainGone) return withoutChain(cutShort!)
+  try {
+    const report = await devnet.report(submissions)
+    if (!cutShort) return report
+    return {...report, ok: false, failures: [...report.failures, cutShort], partial: {reason: cutShort, chainRead: true}}
+  } catch (error) {
+    const reason = `${cutShort ?? 'the run ended'}; the chain could not be read back (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`
+    return withoutChain(reason)
+  }
+}
+
+/**
+ * The report in the run's own folder, then in the state dir as the latest (where `devnet report` and the docs
+ * look). A full disk must not lose it: if the files cannot be written, report.json alone is tried, and the
+ * error names where it is missing from.
+ */
+async function writeRunReport(stateDir: string, runDir: string, report: DevnetReport): Promise<void> {
+  try {
+    await writeReportFiles(runDir, report)
+    await writeReportFiles(stateDir, report)
+  } catch (error) {
+    const written = await writeReportJson(runDir, report).then(
+      () => `only ${runDir}/report.json was written`,
+      () => 'no report file could be written (the report is still printed)',
+    )
+    report.failures.push(`report files: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}; ${written}`)
+    report.ok = false
   }
 }
 

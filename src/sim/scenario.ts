@@ -13,6 +13,7 @@ import {backendChoices, backendNames, type BackendChoice, type BackendName} from
 /** The package root: fixtures referenced by the embedded default scenario live under it. */
 export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 
+const actorRoles = ['submitter', 'solver', 'verifier', 'whistleblower'] as const
 const backendChoice = z.enum(backendChoices as [BackendChoice, ...BackendChoice[]])
 const count = (fallback: number) => z.number().int().min(0).max(50).default(fallback)
 const ether = z.string().regex(/^\d+(\.\d+)?$/, 'expected an ETH amount as a decimal string, e.g. "0.5"')
@@ -196,6 +197,17 @@ export const scenarioSchema = z.strictObject({
     })
     .default({verdict: 'accepted', allSettled: true, slashed: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false})
     .describe('what must hold at the end; any failure makes the run exit 1. Always checked: money is conserved to the wei and no honest actor is slashed'),
+  chaos: z
+    .strictObject({
+      kills: z.number().int().min(0).max(1000).describe('processes to SIGKILL over the run (devnet up --chaos N sets it)'),
+      seed: z.number().int().min(0).default(1).describe('seeds the moments and the victims, so the chaos can be replayed'),
+      roles: z.array(z.enum(actorRoles)).min(1).default([...actorRoles]).describe('roles it may kill; it spreads its kills over them'),
+      minGapSeconds: z.number().min(0).max(3600).default(5).describe('least time between two kills (and from the start to the first)'),
+      maxGapSeconds: z.number().min(0).max(3600).default(20).describe('most time between two kills'),
+    })
+    .refine((chaos) => chaos.minGapSeconds <= chaos.maxGapSeconds, {message: 'expected minGapSeconds <= maxGapSeconds', path: ['maxGapSeconds']})
+    .optional()
+    .describe('kill actors at random moments while they work; the devnet restarts them and the run must still settle (docs/reliability.md)'),
   untilSettled: z.boolean().default(false).describe('stop once every job has settled (as --until-settled does)'),
   durationSeconds: z
     .number()
@@ -253,4 +265,11 @@ export async function loadScenario(argument: string): Promise<ResolvedScenario> 
 
 function resolveJobs(scenario: Scenario, source: string, baseDir: string): ResolvedScenario {
   return {...scenario, source, jobs: scenario.jobs.map((job) => ({...job, path: path.resolve(baseDir, job.file)}))}
+}
+
+/** The scenario with `kills` chaos kills (devnet up --chaos N), the rest of its chaos settings kept or defaulted. */
+export function withChaos(scenario: ResolvedScenario, kills: number | undefined, seed: number | undefined): ResolvedScenario {
+  if (kills === undefined) return scenario
+  const chaos = scenarioSchema.shape.chaos.parse({...scenario.chaos, kills, ...(seed === undefined ? {} : {seed})})
+  return {...scenario, chaos}
 }

@@ -1,5 +1,6 @@
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from '../protocol/connect.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 /**
  * Where one task's escrow went (docs/market.md, section 2), read from the market's events: every path out of
@@ -30,11 +31,11 @@ export async function readTaskLedgers(connection: Pick<Connection, 'publicClient
   const market = {address: connection.contracts.market, abi: taskMarketAbi, fromBlock} as const
   const client = connection.publicClient
   const [submitted, claimed, settled, rejected, expired] = await Promise.all([
-    client.getContractEvents({...market, eventName: 'TaskSubmitted'}),
-    client.getContractEvents({...market, eventName: 'TaskClaimed'}),
-    client.getContractEvents({...market, eventName: 'TaskSettled'}),
-    client.getContractEvents({...market, eventName: 'TaskRejected'}),
-    client.getContractEvents({...market, eventName: 'TaskExpired'}),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'TaskSubmitted', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'TaskClaimed', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'TaskSettled', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'TaskRejected', ...range})),
+    getLogsPaged(client, {fromBlock}, (range) => client.getContractEvents({...market, eventName: 'TaskExpired', ...range})),
   ])
   const wanted = taskIds === undefined ? undefined : new Set(taskIds)
   const ledgers = new Map<bigint, TaskLedger>()

@@ -57,16 +57,28 @@ export function jsonReplacer(_key: string, value: unknown): unknown {
 
 function exitCodeOf(error: Error & {exitCode?: number; oclif?: {exit?: number}}): number {
   if (error instanceof BaseError) return error.exitCode ?? ExitCode.failure
+  const ours = gensynCause(error)
+  if (ours) return ours.exitCode ?? ExitCode.failure
   if (error instanceof Errors.CLIError) return ExitCode.invalidInput
   return error.exitCode ?? error.oclif?.exit ?? ExitCode.failure
 }
 
 function oneLineMessage(error: Error): string {
   if (error instanceof BaseError) return error.shortMessage
+  // A library error (viem's) around one of ours, e.g. an RPC that gave up: ours says what happened in one line.
+  const ours = gensynCause(error)
+  if (ours) return ours.shortMessage
   // oclif's parse errors spread over lines ("Missing 1 required arg:", "job  Path to…", "See more help…").
   const lines = error.message
     .split('\n')
     .map((line) => line.trim().replace(/\s{2,}/g, ': '))
     .filter((line) => line !== '' && !line.startsWith('See more help'))
   return lines.join(' ') || String(error)
+}
+
+function gensynCause(error: Error): BaseError | undefined {
+  for (let cause = error.cause, depth = 0; cause instanceof Error && depth < 10; cause = cause.cause, depth++) {
+    if (cause instanceof BaseError) return cause
+  }
+  return undefined
 }

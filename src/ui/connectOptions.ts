@@ -12,6 +12,7 @@ type ConnectionFlagValues = {
   store?: string | undefined
   'store-token'?: string | undefined
   network?: string | undefined
+  'poll-interval'?: number | undefined
 }
 
 export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = false): ConnectOptions {
@@ -27,6 +28,7 @@ export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = fa
     stateDir: flags['state-dir'],
     store: flags.store,
     storeToken: flags['store-token'],
+    pollMs: flags['poll-interval'],
     needsSigner,
   }
 }

@@ -2,6 +2,7 @@ import {formatEther, formatUnits} from 'viem'
 
 import type {DevnetReport} from '../sim/buildReport.js'
 import type {DevnetEvent} from '../sim/createDevnet.js'
+import {describeCrash} from '../sim/superviseActor.js'
 import {disputeColumns, disputeRow, ledgerColumns, ledgerRow} from '../sim/report/tableRows.js'
 import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import type {SettleOutcome} from '../protocol/marketActions.js'
@@ -24,6 +25,7 @@ export function createDevnetLog(write: (line: string) => void): (event: DevnetEv
       else if (leaving.has(event.actor)) write(`${event.actor.padEnd(12)} left the market and exited`)
       return
     }
+    if (event.type === 'actor-crash') return write(`${event.actor.padEnd(12)} ${describeCrash(event.crash)}`)
     if (event.event.type === 'leaving') leaving.add(event.actor)
     const line = describe(event.event, quarters, event.actor)
     if (line) write(`${event.actor.padEnd(12)} ${line}`)
@@ -34,7 +36,8 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
   const task = `task ${String(event.taskId ?? '?')}`
   switch (event.type) {
     case 'ready':
-      return `ready as ${String(event.address)}, backend ${String(event.runtime)}`
+      // A whistleblower names no backend until it replays: it picks the one each proof needs.
+      return `ready as ${String(event.address)}${event.runtime === undefined ? '' : `, backend ${String(event.runtime)}`}`
     case 'skipped':
     case 'inconclusive':
       return `${task}: ${event.type}, ${String(event.reason)}`

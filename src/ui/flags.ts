@@ -41,6 +41,13 @@ export const connectionFlags = {
     env: 'GENSYN_STORE_TOKEN',
     helpGroup: 'CONNECTION',
   }),
+  'poll-interval': Flags.integer({
+    description:
+      "Milliseconds between polls of the chain (blocks, receipts, the market). Default: the network file's pollMs, else the chain's block time (100 on a local chain, 1000 when it cannot be measured).",
+    env: 'GENSYN_POLL_MS',
+    min: 10,
+    helpGroup: 'CONNECTION',
+  }),
   network: Flags.string({
     description: 'Network file written by `gensyn deploy` (RPC URL, chain id, contracts, store URL and token); flags override its values.',
     env: 'GENSYN_NETWORK',

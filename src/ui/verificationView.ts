@@ -4,6 +4,14 @@ import type {SegmentReplay, VerificationReport} from '../pol/index.js'
 
 export type BundleVerificationView = {
   accepted: boolean
+  /**
+   * job: the proof was bound to a job (--job or --spec-hash) whose spec hash is `jobSpecHash`;
+   * internal-consistency: no job was named, so it was only checked against the spec it carries.
+   */
+  scope: 'job' | 'internal-consistency'
+  jobSpecHash: Hex | undefined
+  /** With scope internal-consistency: what the verdict does not stand for, in one line. */
+  notice?: string
   inconclusive: boolean
   reason: string | undefined
   randomness: Hex
@@ -14,9 +22,16 @@ export type BundleVerificationView = {
   seconds: number
 }
 
-export function bundleVerificationView(report: VerificationReport, randomness: Hex, seed: string | undefined): BundleVerificationView {
+/** What the verdict stands for when no job was named (printed, and in --json as `notice`). */
+export const internalConsistencyNotice =
+  'only internal consistency was checked: no --job or --spec-hash named the job, so the proof was checked against the spec it carries, not one you chose'
+
+export function bundleVerificationView(report: VerificationReport, randomness: Hex, seed: string | undefined, jobSpecHash?: Hex): BundleVerificationView {
   return {
     accepted: report.accepted,
+    scope: jobSpecHash === undefined ? 'internal-consistency' : 'job',
+    jobSpecHash,
+    ...(jobSpecHash === undefined ? {notice: internalConsistencyNotice} : {}),
     inconclusive: report.inconclusive,
     reason: report.reason,
     randomness,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
-import {cp, mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {execFileSync} from 'node:child_process'
+import {cp, mkdtemp, readFile, rm, truncate, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -32,6 +33,60 @@ describe('gensyn solve --offline and verify --proof (real processes, real traini
     assert.equal(view.segments.length, 3)
     assert.ok(view.segments.every((segment) => segment.match))
     assert.ok(view.selectedSegments.includes(3), 'the final segment was not checked')
+  })
+
+  it('binds the verdict to a job: --job accepts its own bundle, rejects (exit 1) one for another job, and without it says internal consistency only', async () => {
+    const bound = await runGensyn(['verify', '--proof', bundle, '--job', 'fixtures/jobs/smoke-mlp.yaml', '--segments', '1', '--seed', '1', '--json'])
+    assert.equal(bound.exitCode, 0, String(bound.stderr))
+    const view = JSON.parse(String(bound.stdout)) as {accepted: boolean; scope: string; jobSpecHash: string; notice?: string}
+    assert.equal(view.scope, 'job')
+    assert.match(view.jobSpecHash, /^0x[0-9a-f]{64}$/)
+    assert.equal(view.notice, undefined)
+
+    const other = await runGensyn(['verify', '--proof', bundle, '--job', 'fixtures/jobs/mnist-mlp.yaml', '--json'])
+    assert.equal(other.exitCode, 1, String(other.stderr))
+    const rejected = JSON.parse(String(other.stdout)) as {accepted: boolean; reason: string; checks: {specHash: string}; segments: unknown[]}
+    assert.equal(rejected.accepted, false)
+    assert.equal(rejected.checks.specHash, 'fail')
+    assert.deepEqual(rejected.segments, [])
+    assert.match(rejected.reason, /the proof is for another job/)
+
+    const byHash = await runGensyn(['verify', '--proof', bundle, '--spec-hash', `0x${'12'.repeat(32)}`])
+    assert.equal(byHash.exitCode, 1)
+    assert.match(String(byHash.stdout), /verdict: rejected: manifest specHash: expected 0x(12){32} \(the job's\)/)
+
+    const unbound = await runGensyn(['verify', '--proof', bundle, '--segments', '1', '--seed', '1'])
+    assert.equal(unbound.exitCode, 0, String(unbound.stderr))
+    assert.match(String(unbound.stdout), /^note: only internal consistency was checked: no --job or --spec-hash named the job/m)
+    const badHash = await runGensyn(['verify', '--proof', bundle, '--spec-hash', '0x12', '--json'])
+    assert.equal(badHash.exitCode, 2)
+    assert.match(JSON.parse(String(badHash.stdout)).error.message, /^--spec-hash: expected 0x followed by 64 hex digits, got "0x12"/)
+  })
+
+  it('refuses hostile bundles with exit 2 and one line, never a stack trace or a hang: duplicate keys, a fifo, a sparse 8 GiB file', async () => {
+    const proof = await readFile(path.join(bundle, 'proof.json'), 'utf8')
+    const cases: [string, (dir: string) => Promise<unknown>, RegExp][] = [
+      ['duplicate-key', (dir) => writeFile(path.join(dir, 'proof.json'), proof.replace('{', `{"merkleRoot":"0x${'0'.repeat(64)}",`)), /^Error: proof\.json: expected canonical JSON/],
+      ['fifo', async (dir) => {
+        await rm(path.join(dir, 'spec.json'))
+        execFileSync('mkfifo', [path.join(dir, 'spec.json')])
+      }, /^Error: proof\.json: spec\.file: expected spec\.json to be a regular file, got a fifo/],
+      ['sparse', (dir) => truncate(path.join(dir, 'checkpoints/step-00000050.ckpt'), 8 * 1024 ** 3), /^Error: proof\.json: checkpoints\[1\]\.file: .* is 8589934592 bytes, expected at most \d+/],
+    ]
+    for (const [name, damage, message] of cases) {
+      const dir = path.join(work, `hostile-${name}`)
+      await cp(bundle, dir, {recursive: true})
+      await damage(dir)
+      const run = await runGensyn(['verify', '--proof', dir])
+      assert.equal(run.exitCode, 2, `${name}: ${String(run.stderr)}`)
+      const stderr = String(run.stderr).trim()
+      assert.equal(stderr.split('\n').length, 1, stderr)
+      assert.match(stderr, message)
+      assert.doesNotMatch(stderr, /\bat .*\.(js|ts):\d+/)
+      const json = await runGensyn(['verify', '--proof', dir, '--json'])
+      assert.equal(json.exitCode, 2)
+      assert.match((JSON.parse(String(json.stdout)) as {error: {message: string}}).error.message, message.source.startsWith('^Error: ') ? new RegExp(message.source.slice(8)) : message)
+    }
   })
 
   it('rejects (exit 1) a bundle whose checkpoint bytes were changed after the fact', async () => {

@@ -560,7 +560,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
     }
     const reveal = (id: bigint) => marketWrite(ctx, ctx.actors.solver, 'revealForcedError', [id, defaultSecret, honest.root, honest.manifest])
 
-    it('caught by a rejecting verifier: the verifier takes min(cap, jackpot), is unlocked and barred; the solver is unharmed; the task is re-verified and settles', async () => {
+    it('caught by a rejecting verifier: the verifier takes min(cap, jackpot), is unlocked and not barred; the solver is unharmed; the task is re-verified and settles', async () => {
       const {solver, verifier, verifier2, submitter} = ctx.actors
       const results: TxResult[] = []
       const id = await forcedTask({accepted: false, fund: ether('0.6')})
@@ -568,7 +568,6 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
       const revealed = await reveal(id)
       results.push(revealed)
       expectEvents(revealed.events, [
-        {eventName: 'VerifierExcluded', args: {id, verifier: verifier.address}},
         {eventName: 'VerificationReopened', args: {id, proofRoot: honest.root, manifestHash: honest.manifest, deadline: (await getTask(ctx, id)).deadline}},
         {eventName: 'ForcedErrorRevealed', args: {id, catchers: [verifier.address], paidEach: [ether('0.6')]}},
         {eventName: 'Unlocked', args: {account: verifier.address, amount: VERIFIER_STAKE}},
@@ -583,8 +582,9 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
       assert.deepEqual(await stakeOf(ctx, solver.address), {free: STAKE - SOLVER_STAKE, locked: SOLVER_STAKE, unbonding: 0n, releaseAt: 0n})
       const task = await getTask(ctx, id)
       assert.deepEqual([task.status, task.proofRoot, task.manifestHash, task.forcedRevealed], [Status.Committed, honest.root, honest.manifest, true])
-      assert.equal(await isBarred(id, verifier.address), true)
-      // The honest proof is verified by someone else and pays the solver in full.
+      // Its rejection was the right answer: it is not barred, so a market with one verifier can go on.
+      assert.equal(await isBarred(id, verifier.address), false)
+      // The honest proof is verified (here by someone else) and pays the solver in full.
       await verifyTask(ctx, id, 'Verified', {verifier: verifier2, collect: results})
       await passWindows(ctx, id)
       results.push(await settle(id))
@@ -598,6 +598,27 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
         [ctx.system.registry, ether('0.6')],
       ])
       assert.deepEqual(await stakeOf(ctx, solver.address), {free: STAKE, locked: 0n, unbonding: 0n, releaseAt: 0n})
+    })
+
+    it('with one verifier: the verifier that rejected the forced error verifies the honest proof and the task settles', async () => {
+      const {verifier} = ctx.actors
+      const id = await forcedTask({accepted: false, fund: ether('0.1')})
+      await toRevealWindow(ctx, id)
+      await reveal(id)
+      await verifyTask(ctx, id, 'Verified', {verifier})
+      assert.equal((await getTask(ctx, id)).verifier, verifier.address)
+      await passWindows(ctx, id)
+      await settle(id)
+      assert.equal((await getTask(ctx, id)).status, Status.Settled)
+    })
+
+    it('the verifier that accepted the forced error is barred from the honest proof', async () => {
+      const {verifier} = ctx.actors
+      const id = await forcedTask({accepted: true, fund: ether('0.1')})
+      await toRevealWindow(ctx, id)
+      const revealed = await reveal(id)
+      expectEvents(revealed.events.filter((e) => e.eventName === 'VerifierExcluded'), [{eventName: 'VerifierExcluded', args: {id, verifier: verifier.address}}])
+      assert.equal(await isBarred(id, verifier.address), true)
     })
 
     it('a reveal discards a filed rejection dispute: no game is played', async () => {

@@ -2,39 +2,13 @@ import assert from 'node:assert/strict'
 import {copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
-import {createInterface} from 'node:readline'
-
-import {execa, type ResultPromise} from 'execa'
 
 import {type Anvil, createAnvil} from '../../src/chain/anvil.js'
 import {networkFileSchema} from '../../src/chain/networkFile.js'
 import {devnetAccounts} from '../../src/sim/devnetAccounts.js'
-import {gensynBin, repoRoot, runGensyn} from '../helpers/cli.js'
+import {runGensyn} from '../helpers/cli.js'
+import {startGensyn, stopGensyn} from '../helpers/gensynProcess.js'
 import {waitFor} from '../helpers/processes.js'
-
-type JsonLine = Record<string, unknown> & {type?: string}
-
-/** A long-running gensyn process whose JSON lines are collected as they come. */
-function startGensyn(args: string[]): {child: ResultPromise; lines: JsonLine[]; output: string[]} {
-  const child = execa(process.execPath, [gensynBin, ...args], {cwd: repoRoot, env: {FORCE_COLOR: '0'}, reject: false, stdin: 'ignore', buffer: false})
-  const lines: JsonLine[] = []
-  const output: string[] = []
-  createInterface({input: child.stdout!}).on('line', (line) => {
-    output.push(line)
-    if (line.startsWith('{')) lines.push(JSON.parse(line) as JsonLine)
-  })
-  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()))
-  return {child, lines, output}
-}
-
-async function stopGensyn(process: {child: ResultPromise} | undefined): Promise<void> {
-  if (!process) return
-  const {child} = process
-  if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
-  await child
-  clearTimeout(timer)
-}
 
 /** Every file under `dir`, relative to it. */
 async function filesUnder(dir: string): Promise<string[]> {

@@ -4,7 +4,9 @@ import {Flags} from '@oclif/core'
 
 import {type DevnetReport} from '../../sim/buildReport.js'
 import {type DetachedDevnet, detachDevnet} from '../../sim/detachDevnet.js'
-import {runDevnet} from '../../sim/runDevnet.js'
+import {DevnetStoppedError, runDevnet} from '../../sim/runDevnet.js'
+import {lastRunState} from '../../sim/runRecord.js'
+import {withChaos} from '../../sim/scenario.js'
 import {scenarioForRun} from '../../sim/scenarioForRun.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {createDevnetLog, renderReport} from '../../ui/devnetLog.js'
@@ -15,7 +17,7 @@ import {backendChoices, type BackendChoice} from '../../ml/backend/runtimeId.js'
 export default class DevnetUp extends BaseCommand {
   static override summary = 'Start a local chain, deploy the contracts and spawn actors that play the protocol.'
   static override description =
-    'Starts anvil, deploys RoleRegistry, ProtocolConfig, TaskMarket, ThresholdRegistry and PinpointGame, funds the accounts and writes <state-dir>/devnet.json so that every other command finds the devnet without flags. Each solver, verifier and whistleblower runs as its own `gensyn solve --loop` / `gensyn verify --loop` / `gensyn challenge --loop` process, honest or playing the adversary the scenario names (docs/adversaries.md), and each job of the scenario is submitted by a `gensyn submit --wait` process. Solvers list offers in the SolverBook and follow the posted price (docs/market.md); a scenario can make them leave (`leaveAfterSeconds`), kill one mid-task (`dropout`), and submit jobs over time (`at`, `count`). The report says who was slashed (training timeouts included), who was paid (fees, slash shares, the jackpot), every dispute with its rounds and gas, the escrow, payments and refund of each task (checked to the wei), every offer listed and withdrawn, and charts the market price over the run; it checks that money is conserved to the wei. The default scenario has 1 submitter, 2 solvers, 2 verifiers, 1 whistleblower and one MNIST MLP job. Logs go to <state-dir>/logs.'
+    'Starts anvil, deploys RoleRegistry, ProtocolConfig, TaskMarket, ThresholdRegistry and PinpointGame, funds the accounts and writes <state-dir>/devnet.json so that every other command finds the devnet without flags. Each solver, verifier and whistleblower runs as its own `gensyn solve --loop` / `gensyn verify --loop` / `gensyn challenge --loop` process, honest or playing the adversary the scenario names (docs/adversaries.md), and each job of the scenario is submitted by a `gensyn submit --wait` process. Solvers list offers in the SolverBook and follow the posted price (docs/market.md); a scenario can make them leave (`leaveAfterSeconds`), kill one mid-task (`dropout`), and submit jobs over time (`at`, `count`). The report says who was slashed (training timeouts included), who was paid (fees, slash shares, the jackpot), every dispute with its rounds and gas, the escrow, payments and refund of each task (checked to the wei), every offer listed and withdrawn, and charts the market price over the run; it checks that money is conserved to the wei. The default scenario has 1 submitter, 2 solvers, 2 verifiers, 1 whistleblower and one MNIST MLP job. An actor process that dies is restarted (with backoff, from its state dir) while the run goes on; `--chaos N` kills actors at random to show it. Each run writes its report to <state-dir>/runs/<time>-<scenario>/ (and the latest to <state-dir>), also when it ends early: a partial report says why. Logs go to <state-dir>/logs.'
   static override examples = [
     {description: 'Run the default scenario until its job has settled, then print the report', command: '<%= config.bin %> <%= command.id %> --until-settled'},
     {description: 'The CI smoke test: exit code 0 only if every expectation held', command: '<%= config.bin %> <%= command.id %> --scenario fixtures/scenarios/smoke.yaml --until-settled --json'},
@@ -24,6 +26,8 @@ export default class DevnetUp extends BaseCommand {
     {description: 'Cheap solvers leave, the price climbs until reserve solvers join; the report charts the price', command: '<%= config.bin %> <%= command.id %> --scenario fixtures/scenarios/supply-shock.yaml --until-settled'},
     {description: 'In the background, persisted: stop it with `devnet down`, resume its open tasks later', command: '<%= config.bin %> <%= command.id %> --detach --state run.state'},
     {description: 'Resume a stopped devnet from its state file and run it until its jobs settle', command: '<%= config.bin %> <%= command.id %> --state run.state --until-settled'},
+    {description: 'Kill 8 actors at random moments; the devnet restarts them and the run must still settle with money conserved', command: '<%= config.bin %> <%= command.id %> --scenario smoke --chaos 8 --until-settled'},
+    {description: 'Continue the last persisted run after the chain died or Ctrl-C', command: '<%= config.bin %> <%= command.id %> --resume --until-settled'},
   ]
   static override flags = {
     scenario: Flags.string({description: 'Scenario YAML (actors, jobs, chain parameters, expectations). Default: the embedded one.'}),
@@ -37,12 +41,25 @@ export default class DevnetUp extends BaseCommand {
       description: 'Persist the run: the chain in FILE (anvil state dump, every 2 s and at stop), the blob store, solver state and the jobs in FILE.d/. An existing FILE resumes: no redeploy, same scenario, open tasks continue (docs/lifecycle.md).',
       helpValue: 'FILE',
     }),
+    resume: Flags.boolean({
+      description: "Resume the last run in --state-dir from its chain dump: the --state FILE it was started with (after a Ctrl-C, a crash or the chain dying).",
+      exclusive: ['state', 'scenario'],
+    }),
+    chaos: Flags.integer({
+      description: "Kill actors (SIGKILL) at random moments while they work, this many times; the devnet restarts them and every task must still end (overrides the scenario's chaos.kills; docs/reliability.md).",
+      min: 0,
+      max: 1000,
+    }),
+    'chaos-seed': Flags.integer({description: 'Seed of the chaos: the same seed replays the same gaps and victims.', min: 0, dependsOn: ['chaos']}),
   }
 
   async run(): Promise<DetachedDevnet | DevnetReport | undefined> {
     const {flags} = await this.parse(DevnetUp)
     // Bad input (a scenario, a damaged --state) fails here, in the foreground, before anything is started.
-    const {scenario, saved} = await scenarioForRun({scenario: flags.scenario, state: flags.state})
+    const state = flags.resume ? await lastRunState(flags['state-dir']) : flags.state
+    const run = await scenarioForRun({scenario: flags.scenario, state})
+    const {saved} = run
+    const scenario = withChaos(run.scenario, flags.chaos, flags['chaos-seed'])
     if (flags.detach) {
       const args = this.argv.filter((arg) => arg !== '--detach' && arg !== '--json')
       const detached = await detachDevnet({args, stateDir: flags['state-dir']})
@@ -53,23 +70,32 @@ export default class DevnetUp extends BaseCommand {
     const narrate = createDevnetLog((line) => this.log(line))
     // On a terminal the live dashboard replaces the line log (docs/dashboard.md); q there stops the run like Ctrl-C.
     const dashboard = canShowDashboard({json: Boolean(flags.json)}) ? startDashboard({scenario: scenario.name, stateDir: path.resolve(flags['state-dir'])}) : undefined
-    const {report, interrupted} = await withInterrupt((signal) =>
+    const {report, interrupted, runDir} = await withInterrupt((signal) =>
       runDevnet({
         scenario,
         stateDir: flags['state-dir'],
         backend: (flags.backend as BackendChoice | undefined) ?? saved?.backend,
         port: flags.port,
-        state: flags.state,
+        state,
         untilSettled: flags['until-settled'],
         timeoutSeconds: flags.timeout,
         signal: dashboard ? AbortSignal.any([signal, dashboard.quit]) : signal,
         onEvent: flags.json ? undefined : (dashboard?.onEvent ?? narrate),
         onStarted: dashboard?.onStarted,
       }),
-    ).finally(() => dashboard?.stop())
+    )
+      .finally(() => dashboard?.stop())
+      .catch((error: unknown) => {
+        // A run cut short still shows its partial report (also when no file could hold it), then fails.
+        if (error instanceof DevnetStoppedError) {
+          if (flags.json) this.logJson(error.report)
+          else this.log(renderReport(error.report))
+        }
+        throw error
+      })
     this.log(renderReport(report))
-    this.log(`report: ${path.join(flags['state-dir'], 'report.md')} (charts in ${path.join(flags['state-dir'], 'charts')}, data in report.json), logs: ${path.join(flags['state-dir'], 'logs')}`)
-    if (flags.state) this.log(`state: ${flags.state} (resume with \`gensyn devnet up --state ${flags.state}\`)`)
+    this.log(`report: ${path.join(runDir, 'report.md')} (also ${path.join(flags['state-dir'], 'report.md')}; charts beside it, data in report.json), logs: ${path.join(flags['state-dir'], 'logs')}`)
+    if (state) this.log(`state: ${state} (resume with \`gensyn devnet up --resume\` or \`--state ${state}\`)`)
     // A run with an end (settled, or the scenario's duration) is judged by its expectations; an open-ended one is not.
     const judged = flags['until-settled'] || scenario.untilSettled || scenario.durationSeconds !== undefined
     const failed = judged && !report.ok

@@ -12,6 +12,11 @@ import {readBundle} from './readBundle.js'
 
 export type VerifyBundleParameters = {
   dir: string
+  /**
+   * The spec hash of the job the proof must be for (from `--job` or `--spec-hash`): a proof for any other job is
+   * rejected. Without it only the bundle's internal consistency is checked: the proof agrees with the spec it carries.
+   */
+  specHash?: Hex | undefined
   /** How many segments to replay (default: the spec's `verification.segments`). */
   segments?: number | undefined
   /** Makes the sampling repeatable: the randomness is sha256 of a label and this seed. Default: fresh random bytes. */
@@ -23,7 +28,14 @@ export type VerifyBundleParameters = {
   onSegment?: ((replay: SegmentReplay) => void) | undefined
 }
 
-export type BundleVerification = {report: VerificationReport; randomness: Hex; seed: string | undefined; manifestHash: Hex}
+export type BundleVerification = {
+  report: VerificationReport
+  randomness: Hex
+  seed: string | undefined
+  manifestHash: Hex
+  /** The job's spec hash the proof was bound to, or undefined: internal consistency only. */
+  jobSpecHash: Hex | undefined
+}
 
 /** Verifies a proof bundle with no chain: the same checks and replays as the on-chain verifier. */
 export async function verifyBundle(parameters: VerifyBundleParameters): Promise<BundleVerification> {
@@ -33,6 +45,7 @@ export async function verifyBundle(parameters: VerifyBundleParameters): Promise<
     spec: bundle.spec,
     store: bundle.store,
     manifestHash: bundle.manifestHash,
+    specHash: parameters.specHash,
     randomness,
     segments: parameters.segments,
     backend: parameters.backend,
@@ -41,7 +54,7 @@ export async function verifyBundle(parameters: VerifyBundleParameters): Promise<
     sampling: parameters.sampling,
     onSegment: parameters.onSegment,
   })
-  return {report, randomness, seed: parameters.seed, manifestHash: bundle.manifestHash}
+  return {report, randomness, seed: parameters.seed, manifestHash: bundle.manifestHash, jobSpecHash: parameters.specHash}
 }
 
 /** Offline stand-in for the block hash after a commit: repeatable with a seed, unpredictable without. */

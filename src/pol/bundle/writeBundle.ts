@@ -6,6 +6,7 @@ import type {Hex} from 'viem'
 import {encodeDataset} from '../../ml/data/datasetBlob.js'
 import {publishedDataset} from '../../ml/data/publishedDataset.js'
 import {canonicalSpecBytes, type JobSpec} from '../../ml/spec/index.js'
+import {canonicalJson} from '../../store/canonicalJson.js'
 import type {BlobStore} from '../../store/types.js'
 import type {ProofManifest} from '../manifest.js'
 import {type BundleManifest, bundleType, bundleVersion} from './bundleSchema.js'
@@ -50,7 +51,8 @@ export async function writeBundle({spec, store, manifest, outDir}: WriteBundlePa
       merkleRoot: manifest.merkleRoot,
       ...(data ? {data} : {}),
     }
-    await writeFile(path.join(staging, 'proof.json'), `${JSON.stringify(bundle, null, 2)}\n`)
+    // canonical JSON, the only encoding readBundle accepts (no duplicate keys, one byte string per value)
+    await writeFile(path.join(staging, 'proof.json'), canonicalJson(bundle))
     await rm(dir, {recursive: true, force: true})
     await rename(staging, dir)
     return {dir, files: ['proof.json', 'spec.json', ...(data ? [data.file] : []), ...checkpoints.map((checkpoint) => checkpoint.file)]}

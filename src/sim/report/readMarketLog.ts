@@ -2,6 +2,7 @@ import type {Address, Hex} from 'viem'
 
 import {taskMarketAbi} from '../../chain/generated/index.js'
 import type {Connection} from '../../protocol/connect.js'
+import {getLogsPaged} from '../../chain/getLogsPaged.js'
 
 /** One TaskMarket event, decoded, with its place in the chain and its block's time. */
 export type MarketLogEntry = {
@@ -32,7 +33,7 @@ export function blockClock(connection: Reader, originBlock: bigint): (block: big
 
 /** Every TaskMarket event from `fromBlock` to `toBlock`, in chain order. */
 export async function readMarketLog(connection: Reader, fromBlock: bigint, toBlock: bigint, secondsAt: (block: bigint) => Promise<number>): Promise<MarketLogEntry[]> {
-  const logs = await connection.publicClient.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, fromBlock, toBlock})
+  const logs = await getLogsPaged(connection.publicClient, {fromBlock, toBlock}, (range) => connection.publicClient.getContractEvents({address: connection.contracts.market, abi: taskMarketAbi, ...range}))
   const entries: MarketLogEntry[] = []
   for (const log of logs) {
     if (log.blockNumber === null || log.transactionHash === null || log.logIndex === null) continue

@@ -21,13 +21,16 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
     '',
     report.ok ? '**Result: every expectation held.**' : `**Result: FAILED** (${count(report.failures.length, 'failure')}).`,
     '',
+    ...(report.partial ? [`**Partial report**: ${escapeText(report.partial.reason).replace(/\.?$/, '.')}${report.partial.chainRead ? '' : ' The chain could not be read: what follows is what the actors reported.'}`, ''] : []),
     '## Summary',
     '',
     `- Tasks: ${report.tasks.length} (${settled.filter((task) => task.verdict === 'accepted').length} settled accepted, ${report.tasks.filter((task) => task.status === 'Expired').length} expired, ${report.tasks.filter((task) => !['Settled', 'Expired'].includes(task.status)).length} open); ${count(report.tasks.reduce((sum, task) => sum + task.rejections.length, 0), 'rejected proof')}, ${count(report.tasks.reduce((sum, task) => sum + task.timeouts, 0), 'training timeout')}.`,
     `- Disputes: ${report.disputes.length === 0 ? 'none' : report.disputes.map((dispute) => `#${dispute.id} on task ${dispute.taskId} ${dispute.outcome} by ${dispute.reason}`).join('; ')}.`,
     `- Slashes: ${report.slashes.length === 0 ? 'none' : report.slashes.map((slash) => `${slash.account} lost ${formatEther(BigInt(slash.amount))} ETH (task ${slash.taskId})`).join('; ')}.`,
     `- Jackpot: ${formatEther(BigInt(jackpot.before))} -> ${formatEther(BigInt(jackpot.after))} ETH (funded ${formatEther(BigInt(jackpot.funded))}, tax ${formatEther(BigInt(jackpot.taxIn))}, paid ${formatEther(BigInt(jackpot.paidOut))}).`,
-    conservation.ok
+    report.partial && !report.partial.chainRead
+      ? '- Money: not checked (the chain was gone).'
+      : conservation.ok
       ? `- Money conserved to the wei: gas fees ${formatEther(BigInt(conservation.gasFees))} ETH, burned ${formatEther(BigInt(conservation.burned))} ETH.`
       : `- **Money NOT conserved**: before ${conservation.totalBefore} wei, after ${conservation.totalAfter} + fees ${conservation.gasFees}.`,
     ...(report.history ? [`- Gas: ${formatGas(totalGas)} over blocks ${report.history.fromBlock}-${report.history.toBlock}.`] : []),
@@ -164,9 +167,26 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
             ]),
           ),
         ]),
+    ...crashLines(report),
+    ...seenTaskLines(report),
     '',
   ]
   return lines.join('\n')
+}
+
+/** The actors' deaths and restarts (docs/reliability.md): a section only when there were any. */
+function crashLines(report: DevnetReport): string[] {
+  const crashes = report.crashes ?? []
+  if (crashes.length === 0) return []
+  const rows = crashes.map((crash) => [crash.actor, `${crash.atSeconds.toFixed(1)} s`, crash.cause, crash.how, crash.restartedAfterMs === null ? 'given up' : `after ${crash.restartedAfterMs / 1000} s`])
+  return ['', '## Crashes and restarts', '', table(['actor', 'at', 'cause', 'how it died', 'restarted'], rows)]
+}
+
+/** With the chain gone, the last word of an actor on each task is all the report has. */
+function seenTaskLines(report: DevnetReport): string[] {
+  const seen = report.partial?.seenTasks ?? []
+  if (seen.length === 0) return []
+  return ['', '## Tasks as the actors last reported them', '', table(['task', 'actor', 'last event'], seen.map((entry) => [entry.taskId, entry.actor, entry.event]))]
 }
 
 /** A markdown table; cells are escaped so a `|` in a name cannot break it. */

@@ -1,4 +1,4 @@
-import {mkdir, rename, writeFile} from 'node:fs/promises'
+import {mkdir, rename, rm, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
 import type {DevnetReport} from '../buildReport.js'
@@ -15,8 +15,7 @@ export type ReportFiles = {json: string; markdown: string; charts: string[]}
 export async function writeReportFiles(dir: string, report: DevnetReport): Promise<ReportFiles> {
   const chartsDir = path.join(dir, 'charts')
   await mkdir(chartsDir, {recursive: true})
-  const json = path.join(dir, 'report.json')
-  await writeAtomically(json, `${JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2)}\n`)
+  const json = await writeReportJson(dir, report)
   const charts: string[] = []
   for (const [file, svg] of await renderCharts(report)) {
     const target = path.join(chartsDir, file)
@@ -28,8 +27,22 @@ export async function writeReportFiles(dir: string, report: DevnetReport): Promi
   return {json, markdown, charts}
 }
 
+/** report.json alone: the record every other file renders from. */
+export async function writeReportJson(dir: string, report: DevnetReport): Promise<string> {
+  await mkdir(dir, {recursive: true})
+  const json = path.join(dir, 'report.json')
+  await writeAtomically(json, `${JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value), 2)}\n`)
+  return json
+}
+
 async function writeAtomically(file: string, text: string): Promise<void> {
   const temporary = `${file}.${process.pid}.tmp`
-  await writeFile(temporary, text)
-  await rename(temporary, file)
+  try {
+    await writeFile(temporary, text)
+    await rename(temporary, file)
+  } catch (error) {
+    // A full disk leaves a cut-off temporary: remove it, the file it was to replace stays as it was.
+    await rm(temporary, {force: true}).catch(() => {})
+    throw error
+  }
 }

@@ -105,6 +105,13 @@ async function colludingRun(): Promise<{state: DashboardState; names: Map<string
   return {state, names, midTraining}
 }
 
+function renderOnce(state: DashboardState, size = {columns: 100, rows: 30}): string | undefined {
+  const {lastFrame, unmount} = render(createElement(Dashboard, {state, size}))
+  const frame = lastFrame()
+  unmount()
+  return frame
+}
+
 function frameLines(frame: string | undefined): string[] {
   assert.ok(frame !== undefined, 'nothing rendered')
   return stripVTControlCharacters(frame).split('\n')
@@ -157,6 +164,17 @@ describe('the devnet dashboard (ink)', () => {
     assert.match(text, /cheater-1 .*dispute 1: Steps state 3/)
     assert.match(text, /solver-1 .*#1 \[█+░+\] +25%/)
     assert.match(text, /#1 +Claimed +solver-1 +\(1 rejected\)/)
+  })
+
+  it('shows a crashed actor restarting, how often it was restarted, and the crash in the feed', async () => {
+    const {state} = await colludingRun()
+    const exit = {exitCode: undefined, signal: 'SIGKILL', stderrTail: ''}
+    applyDevnetEvent(state, {type: 'actor-crash', actor: 'verifier-1', role: 'verifier', crash: {actor: 'verifier-1', role: 'verifier', cause: 'chaos', exit, atSeconds: 12, restart: {attempt: 1, delayMs: 1000}}})
+    const restarting = frameLines(renderOnce(state)).join('\n')
+    assert.match(restarting, /verifier-1 ↻1 .*restarting in 1 s/)
+    assert.match(restarting, /verifier-1 +killed by the chaos monkey \(SIGKILL\); restarting in 1 s \(restart 1\)/)
+    applyDevnetEvent(state, {type: 'actor-crash', actor: 'verifier-1', role: 'verifier', crash: {actor: 'verifier-1', role: 'verifier', cause: 'crash', exit: {...exit, signal: undefined, exitCode: 1}, atSeconds: 14, restart: undefined}})
+    assert.match(frameLines(renderOnce(state)).join('\n'), /verifier-1 ↻1 .*crashed: given up/)
   })
 
   it('never draws more than the terminal holds: "+N more" for actors, the newest events, any size from 80x24 up', async () => {

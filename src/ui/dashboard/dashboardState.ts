@@ -5,6 +5,7 @@ import type {DevnetEvent} from '../../sim/createDevnet.js'
 import type {DevnetAccount} from '../../sim/devnetAccounts.js'
 import type {TaskStatus} from '../../protocol/types.js'
 import {describeActorEvent} from './describeActorEvent.js'
+import {describeCrash} from '../../sim/superviseActor.js'
 
 export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
 
@@ -25,6 +26,8 @@ export type ActorRow = {
   balance: bigint | undefined
   stake: bigint | undefined
   state: 'running' | 'exited' | 'killed'
+  /** How often the devnet has restarted its process after a crash (or a chaos kill). */
+  restarts: number
 }
 
 export type TaskRow = {id: string; status: TaskStatus; solver: string | undefined; verifier: string | undefined; attempts: number}
@@ -134,6 +137,13 @@ export function applyDevnetEvent(state: DashboardState, event: DevnetEvent): voi
     }
     return
   }
+  if (event.type === 'actor-crash') {
+    row.progress = undefined
+    if (event.crash.restart) row.restarts++
+    row.activity = event.crash.restart ? `restarting in ${event.crash.restart.delayMs / 1000} s` : 'crashed: given up'
+    pushFeed(state, {block: state.head?.number, actor: row.name, kind: 'error', text: describeCrash(event.crash)})
+    return
+  }
   const update = describeActorEvent(event.role as ActorRole, event.event)
   if (update.activity !== undefined) {
     row.activity = update.activity
@@ -202,5 +212,5 @@ function actorRow(state: DashboardState, name: string, role: ActorRole): ActorRo
 }
 
 function newRow(name: string, role: ActorRole): ActorRow {
-  return {name, role, strategy: '-', address: undefined, activity: 'starting', progress: undefined, taskId: undefined, balance: undefined, stake: undefined, state: 'running'}
+  return {name, role, strategy: '-', address: undefined, activity: 'starting', progress: undefined, taskId: undefined, balance: undefined, stake: undefined, state: 'running', restarts: 0}
 }

@@ -135,7 +135,7 @@ const shortRoles: Record<string, string> = {submitter: 'submit', solver: 'solver
 
 function actorLine(actor: ActorRow, columns: ActorColumns): Line {
   const role = columns.role >= 13 ? actor.role : (shortRoles[actor.role] ?? actor.role)
-  const fixed = `${fit(actor.name, columns.name)} ${fit(role, columns.role)} ${fit(actor.strategy, columns.strategy)} ${fitStart(actor.balance === undefined ? '-' : ether(actor.balance, columns.decimals, false), columns.balance)} ${fitStart(actor.stake === undefined ? '-' : ether(actor.stake, columns.decimals, false), columns.stake)} `
+  const fixed = `${fit(actor.restarts > 0 ? `${actor.name} ↻${actor.restarts}` : actor.name, columns.name)} ${fit(role, columns.role)} ${fit(actor.strategy, columns.strategy)} ${fitStart(actor.balance === undefined ? '-' : ether(actor.balance, columns.decimals, false), columns.balance)} ${fitStart(actor.stake === undefined ? '-' : ether(actor.stake, columns.decimals, false), columns.stake)} `
   const dim = actor.state !== 'running'
   const color = actor.strategy !== 'honest' && actor.strategy !== '-' ? 'magenta' : undefined
   return [{text: fixed, dimColor: dim, ...(color ? {color} : {})}, ...activityCell(actor, columns.activity)]

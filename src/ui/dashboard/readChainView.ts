@@ -7,6 +7,7 @@ import {getAccountMoney} from '../../protocol/getAccountMoney.js'
 import {getTask} from '../../protocol/getTask.js'
 import type {ChainFeedEvent, ChainView} from './dashboardState.js'
 import {trimDecimals} from './describeActorEvent.js'
+import {getLogsPaged} from '../../chain/getLogsPaged.js'
 
 export type ChainPoller = {
   /** Reads the chain if a block was mined since the last read; undefined when the head has not moved. */
@@ -48,7 +49,7 @@ export function createChainPoller(options: ChainPollerOptions): ChainPoller {
         ),
         publicClient.readContract({address: contracts.market, abi: taskMarketAbi, functionName: 'taskCount', blockNumber}),
         publicClient.readContract({address: contracts.market, abi: taskMarketAbi, functionName: 'jackpot', blockNumber}),
-        publicClient.getContractEvents({address: contracts.market, abi: taskMarketAbi, fromBlock: lastBlock === undefined ? options.fromBlock : lastBlock + 1n, toBlock: blockNumber}),
+        getLogsPaged(publicClient, {fromBlock: lastBlock === undefined ? options.fromBlock : lastBlock + 1n, toBlock: blockNumber}, (range) => publicClient.getContractEvents({address: contracts.market, abi: taskMarketAbi, ...range})),
       ])
       const ids = Array.from({length: Number(count)}, (_, index) => BigInt(index + 1))
       const tasks = await Promise.all(
