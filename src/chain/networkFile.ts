@@ -12,31 +12,39 @@ const address = z.custom<Address>((value) => typeof value === 'string' && isAddr
 
 /**
  * A network file (`gensyn deploy --out network.json`): where the chain is and where the contracts live, so
- * that an actor on any machine needs this file, its own key and nothing else. It never holds a private key.
+ * that an actor on any machine needs this file, its own key and nothing else. It never holds a private key;
+ * it may hold the store's upload token (`storeToken`), a secret, and is then written readable by its owner only.
  */
-export const networkFileSchema = z.strictObject({
-  /** JSON-RPC URL the deployer used; other hosts may need their own (flags override it). */
-  rpcUrl: z.url({protocol: /^(https?|wss?)$/}),
-  chainId: z.int().positive(),
-  /** Block of the first deployment transaction: where event scans start (decimal string). */
-  deployBlock: z.string().regex(/^\d+$/, 'expected a block number as a decimal string'),
-  contracts: z.strictObject({
-    registry: address,
-    market: address,
-    config: address,
-    book: address,
-    disputes: address,
-    thresholds: address,
-    game: address,
-  }),
-  /** Milliseconds between an actor's polls of this chain (optional; default: its block time, docs/multi-host.md). */
-  pollMs: z.int().min(10).optional(),
-  /** URL of a `gensyn store serve` server every actor reads and writes blobs through (optional). */
-  store: z.url({protocol: /^https?$/}).optional(),
-  deployer: address,
-  treasury: address,
-  createdAt: z.iso.datetime({offset: true}),
-})
+export const networkFileSchema = z
+  .strictObject({
+    /** JSON-RPC URL the deployer used; other hosts may need their own (flags override it). */
+    rpcUrl: z.url({protocol: /^(https?|wss?)$/}),
+    chainId: z.int().positive(),
+    /** Block of the first deployment transaction: where event scans start (decimal string). */
+    deployBlock: z.string().regex(/^\d+$/, 'expected a block number as a decimal string'),
+    contracts: z.strictObject({
+      registry: address,
+      market: address,
+      config: address,
+      book: address,
+      disputes: address,
+      thresholds: address,
+      game: address,
+    }),
+    /** Milliseconds between an actor's polls of this chain (optional; default: its block time, docs/multi-host.md). */
+    pollMs: z.int().min(10).optional(),
+    /** URL of a `gensyn store serve` server every actor reads and writes blobs through (optional). */
+    store: z.url({protocol: /^https?$/}).optional(),
+    /** That server's upload token (`store serve --token`), sent with every PUT to `store` and nowhere else. */
+    storeToken: z
+      .string()
+      .regex(/^[\x21-\x7e]{16,512}$/, 'expected a token of 16 to 512 printable ASCII characters without spaces')
+      .optional(),
+    deployer: address,
+    treasury: address,
+    createdAt: z.iso.datetime({offset: true}),
+  })
+  .refine((network) => network.storeToken === undefined || network.store !== undefined, {message: 'expected a store URL beside the token', path: ['storeToken']})
 
 export type NetworkFile = z.infer<typeof networkFileSchema>
 
@@ -81,7 +89,8 @@ export async function writeNetworkFile(file: string, network: NetworkFile, force
   const resolved = path.resolve(file)
   await mkdir(path.dirname(resolved), {recursive: true})
   const temporary = `${resolved}.${process.pid}.tmp`
-  await writeFile(temporary, `${JSON.stringify(valid, null, 2)}\n`)
+  // A file with the store token in it is a secret: only its owner may read it.
+  await writeFile(temporary, `${JSON.stringify(valid, null, 2)}\n`, {mode: valid.storeToken === undefined ? 0o666 : 0o600})
   if (!force) {
     // link() fails if the target exists, so two deploys racing for one name cannot both win.
     try {

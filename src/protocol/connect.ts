@@ -6,6 +6,7 @@ import {readDevnetConfig} from '../chain/devnetConfig.js'
 import {type NetworkFile, readNetworkFile} from '../chain/networkFile.js'
 import {InvalidInputError} from '../errors/base.js'
 import {type BlobStore, openStore} from '../store/index.js'
+import {storeTokenFor} from './storeTokenFor.js'
 
 export type ConnectOptions = {
   rpcUrl?: string | undefined
@@ -27,6 +28,8 @@ export type ConnectOptions = {
   store?: string | undefined
   /** @deprecated the same as `store` (a folder or a URL); kept for callers written before HTTP stores. */
   storeDir?: string | undefined
+  /** Upload token of an HTTP store (`--store-token`); else the network file's, when its store is the one used. */
+  storeToken?: string | undefined
   /** Read-only commands (tasks list) need no key. */
   needsSigner?: boolean
   /**
@@ -110,7 +113,7 @@ export async function connect(options: ConnectOptions): Promise<Connection> {
   }
 
   // Opened before the chain is asked anything, so a malformed --store fails at once.
-  const {store, location, dir} = openStore(options.store ?? options.storeDir ?? network?.store ?? devnet?.storeDir ?? `${options.stateDir}/store`)
+  const {store, location, dir} = openStore(options.store ?? options.storeDir ?? network?.store ?? devnet?.storeDir ?? `${options.stateDir}/store`, {token: storeTokenFor(options, network)})
   const pollMs = options.pollMs ?? network?.pollMs ?? pollMsFromEnv()
   const {publicClient, walletClient, account, chain} = await createClients({rpcUrl, privateKey: privateKey as Hex | undefined, pollingInterval: pollMs})
   if (network) assertSameChain(network, options.network!, rpcUrl, chain.id)

@@ -15,16 +15,21 @@ import {
   createLocalStore,
   serveStore,
   sha256Hex,
+  type StoreRequestLog,
   type StoreServer,
 } from './index.js'
+
+const token = 'the-upload-token-of-this-test-run'
 
 describe('createHttpStore (against a real gensyn store server)', () => {
   let dir: string
   let server: StoreServer
+  const logged: StoreRequestLog[] = []
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'gensyn-http-store-'))
-    server = await serveStore({dir})
+    logged.length = 0
+    server = await serveStore({dir, token, onRequest: (entry) => logged.push(entry)})
   })
   afterEach(async () => {
     await server.close()
@@ -32,7 +37,7 @@ describe('createHttpStore (against a real gensyn store server)', () => {
   })
 
   it('puts and gets bytes and canonical JSON, which land in the served folder', async () => {
-    const store = createHttpStore(server.url)
+    const store = createHttpStore(server.url, {token})
     const bytes = new Uint8Array(300_000).map((_, i) => (i * 7) % 256)
     const hash = await store.put(bytes)
     assert.equal(hash, sha256Hex(bytes))
@@ -46,7 +51,7 @@ describe('createHttpStore (against a real gensyn store server)', () => {
 
   it('accepts a URL with a path prefix and a trailing slash', async () => {
     // A prefix the server does not know: the client must still build <prefix>/blobs/<hex>, and get a 404 there.
-    const store = createHttpStore(`${server.url}/`)
+    const store = createHttpStore(`${server.url}/`, {token})
     assert.deepEqual(await store.get(await store.put(new Uint8Array([1, 2, 3]))), new Uint8Array([1, 2, 3]))
     await assert.rejects(createHttpStore(`${server.url}/prefix`).get(sha256Hex(new Uint8Array([1, 2, 3]))), BlobNotFoundError)
   })
@@ -105,13 +110,102 @@ describe('createHttpStore (against a real gensyn store server)', () => {
     })
   })
 
+  it('fails an upload without the token, or with a wrong one, at once (no retry) with one line naming the URL', async () => {
+    const bytes = new TextEncoder().encode('a spec')
+    for (const client of [createHttpStore(server.url), createHttpStore(server.url, {token: 'a-wrong-token-of-enough-length'})]) {
+      await assert.rejects(client.put(bytes), (error: unknown) => {
+        assert.ok(error instanceof BlobStoreHttpError)
+        assert.equal(error.status, 401)
+        assert.equal(
+          error.shortMessage,
+          `PUT blob ${sha256Hex(bytes)} to ${server.url}: the blob store answered 401 (uploads need the store token: send authorization: Bearer <token> (actors: --store-token or GENSYN_STORE_TOKEN))`,
+        )
+        assert.match(error.details ?? '', /--store-token, GENSYN_STORE_TOKEN or the network file's storeToken/)
+        return true
+      })
+    }
+    assert.deepEqual(
+      logged.map((entry) => entry.status),
+      [401, 401],
+      'one request each',
+    )
+    assert.deepEqual(await createHttpStore(server.url).get(await createHttpStore(server.url, {token}).put(bytes)), bytes, 'reads need no token')
+  })
+
+  it('retries 429 and 5xx with backoff until the server takes the upload, and gives up on 507 at once', async () => {
+    // In front of the real server: answers the first two requests itself (a 429 with retry-after 0, then a 503).
+    const refusals = [429, 503]
+    const seen: number[] = []
+    const proxy = await listen(
+      createServer(async (request, response) => {
+        const chunks: Buffer[] = []
+        for await (const chunk of request) chunks.push(chunk as Buffer)
+        const body = Buffer.concat(chunks)
+        const refusal = refusals.shift()
+        if (refusal !== undefined) {
+          seen.push(refusal)
+          response.writeHead(refusal, {'retry-after': '0'})
+          return response.end('busy\n')
+        }
+        const upstream = await fetch(`${server.url}${request.url}`, {method: request.method, body: request.method === 'PUT' ? body : undefined, headers: {authorization: request.headers.authorization ?? ''}})
+        seen.push(upstream.status)
+        response.writeHead(upstream.status)
+        response.end(new Uint8Array(await upstream.arrayBuffer()))
+      }),
+    )
+    try {
+      const bytes = new Uint8Array(1000).fill(5)
+      assert.equal(await createHttpStore(proxy.url, {token, retryDelayMs: 10}).put(bytes), sha256Hex(bytes))
+      assert.deepEqual(seen, [429, 503, 201])
+      assert.deepEqual(await createLocalStore(dir).get(sha256Hex(bytes)), bytes)
+    } finally {
+      await proxy.close()
+    }
+    const full = await serveStore({dir, token, maxStoreBytes: 1500, onRequest: (entry) => logged.push(entry)})
+    logged.length = 0
+    try {
+      await assert.rejects(createHttpStore(full.url, {token, retryDelayMs: 10}).put(new Uint8Array(1000).fill(6)), (error: unknown) => {
+        assert.ok(error instanceof BlobStoreHttpError)
+        assert.equal(error.status, 507)
+        assert.match(error.shortMessage, /^PUT blob 0x[0-9a-f]{64} to http:\/\/127\.0\.0\.1:\d+: the blob store answered 507 \(the store is full: it holds 1000 bytes/)
+        return true
+      })
+      assert.deepEqual(
+        logged.map((entry) => entry.status),
+        [507],
+        'not retried',
+      )
+    } finally {
+      await full.close()
+    }
+  })
+
+  it('gives up on a server that keeps answering 503 after the bounded attempts, naming the URL and the count', async () => {
+    const busy = await listen(
+      createServer((request, response) => {
+        request.resume()
+        response.writeHead(503)
+        response.end('restarting\n')
+      }),
+    )
+    try {
+      await assert.rejects(createHttpStore(busy.url, {attempts: 3, retryDelayMs: 10}).get(sha256Hex(new Uint8Array([1]))), (error: unknown) => {
+        assert.ok(error instanceof BlobStoreHttpError)
+        assert.equal(error.shortMessage, `GET blob ${sha256Hex(new Uint8Array([1]))} from ${busy.url}: the blob store answered 503 (restarting) after 3 attempts`)
+        return true
+      })
+    } finally {
+      await busy.close()
+    }
+  })
+
   it('names an unreachable store (after retries) and rejects a URL that is not http(s)', async () => {
     const closed = await serveStore({dir})
     await closed.close()
     const started = Date.now()
     await assert.rejects(createHttpStore(closed.url, {attempts: 2, retryDelayMs: 50}).get(sha256Hex(new Uint8Array([1]))), (error: unknown) => {
       assert.ok(error instanceof BlobStoreUnreachableError)
-      assert.equal(error.shortMessage, `blob store ${closed.url}: unreachable (ECONNREFUSED)`)
+      assert.equal(error.shortMessage, `blob store ${closed.url}: unreachable (ECONNREFUSED) after 2 attempts`)
       return true
     })
     assert.ok(Date.now() - started >= 50, 'retried once after the delay')

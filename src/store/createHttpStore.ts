@@ -1,8 +1,9 @@
+import pRetry from 'p-retry'
 import type {Hex} from 'viem'
 
 import {InvalidInputError} from '../errors/base.js'
 import {canonicalJsonBytes} from './canonicalJson.js'
-import {BlobIntegrityError, BlobNotFoundError, BlobStoreHttpError, BlobStoreUnreachableError, InvalidHashError} from './errors.js'
+import {BlobIntegrityError, BlobNotFoundError, BlobStoreHttpError, BlobStoreUnreachableError, InvalidHashError, networkReason} from './errors.js'
 import {parseJsonBlob} from './parseJsonBlob.js'
 import {isHash, sha256Hex} from './sha256.js'
 import type {BlobStore} from './types.js'
@@ -10,10 +11,15 @@ import type {BlobStore} from './types.js'
 export type HttpStoreOptions = {
   /** Milliseconds one request may take, body included (default 120 000: a large checkpoint on a slow link). */
   timeoutMs?: number | undefined
-  /** Attempts per request when the server cannot be reached or answers 502/503/504 (default 4). */
+  /** Attempts per request while the failure is transient (default 4): see {@link isTransientStatus}. */
   attempts?: number | undefined
-  /** Milliseconds before the first retry, doubled after each (default 250). */
+  /** Milliseconds before the first retry, about doubled after each (default 250). */
   retryDelayMs?: number | undefined
+  /**
+   * The server's upload token (`store serve --token`), sent as `authorization: Bearer <token>` with each PUT.
+   * Reads never send it: they need none, and a secret sent less often leaks less.
+   */
+  token?: string | undefined
 }
 
 /** True for a store location that names an HTTP(S) server rather than a folder. */
@@ -22,11 +28,32 @@ export function isStoreUrl(location: string): boolean {
 }
 
 /**
+ * Statuses worth another try: 429 (the server is at its upload limit) and 5xx, a proxy or a restarting
+ * server, except 507 (the store is full: it stays full until someone frees it) and 501 (never supported).
+ */
+export function isTransientStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status !== 501 && status !== 507)
+}
+
+type StoreAnswer = {status: number; bytes: Uint8Array; text: () => string; attempts: number}
+
+/** Thrown inside the retried call so that p-retry tries again; carries the answer in case none comes better. */
+class TransientAnswer extends Error {
+  constructor(
+    readonly answer: StoreAnswer,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(`the blob store answered ${answer.status}`)
+  }
+}
+
+/**
  * A {@link BlobStore} on a `gensyn store serve` server (docs/multi-host.md): GET/HEAD/PUT
  * `<url>/blobs/<64 hex digits>`. Every blob read is re-hashed here, whatever the server claims, so a
  * tampering server or proxy can at worst make a read fail ({@link BlobIntegrityError}), never feed wrong
- * bytes to training or verification. Requests are idempotent (content addressing), so transient network
- * failures are retried.
+ * bytes to training or verification. Requests are idempotent (content addressing), so transient failures
+ * (the connection refused, reset or timed out; 429; 5xx but 501 and 507) are retried with exponential backoff
+ * by p-retry, a bounded number of times, then reported in one line naming the URL.
  */
 export function createHttpStore(url: string, options: HttpStoreOptions = {}): BlobStore {
   const base = parseStoreUrl(url)
@@ -39,47 +66,54 @@ export function createHttpStore(url: string, options: HttpStoreOptions = {}): Bl
     if (!isHash(hash)) throw new InvalidHashError(hash)
     return hash
   }
+  const tries = (answer: StoreAnswer) => (answer.attempts > 1 ? ` after ${answer.attempts} attempts` : '')
 
-  async function request(method: 'GET' | 'HEAD' | 'PUT', hash: Hex, body?: Uint8Array): Promise<{status: number; bytes: Uint8Array; text: () => string}> {
-    let lastError: unknown
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, retryDelayMs * 2 ** (attempt - 2)))
-      let response: Response
-      try {
-        response = await fetch(blobUrl(hash), {
-          method,
-          body,
-          headers: body ? {'content-type': 'application/octet-stream'} : undefined,
-          signal: AbortSignal.timeout(timeoutMs),
-        })
-      } catch (error) {
-        lastError = error
-        continue
-      }
-      // A proxy or a restarting server: worth another try. Anything else is the server's final word.
-      if ([502, 503, 504].includes(response.status) && attempt < attempts) {
-        await response.arrayBuffer().catch(() => undefined)
-        continue
-      }
-      let buffer: ArrayBuffer
-      try {
-        buffer = await response.arrayBuffer()
-      } catch (error) {
-        // The connection dropped mid-body.
-        lastError = error
-        continue
-      }
-      const bytes = new Uint8Array(buffer)
-      return {status: response.status, bytes, text: () => new TextDecoder().decode(bytes)}
+  async function attempt(method: 'GET' | 'HEAD' | 'PUT', hash: Hex, body: Uint8Array | undefined, attemptNumber: number): Promise<StoreAnswer> {
+    const headers: Record<string, string> = {}
+    if (body) headers['content-type'] = 'application/octet-stream'
+    if (method === 'PUT' && options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    const response = await fetch(blobUrl(hash), {method, body, headers, signal: AbortSignal.timeout(timeoutMs)})
+    // Read whole, even an error's body: a connection dropped mid-body throws here, and is retried.
+    const bytes = new Uint8Array(await response.arrayBuffer())
+    const answer = {status: response.status, bytes, text: () => new TextDecoder().decode(bytes), attempts: attemptNumber}
+    if (isTransientStatus(response.status)) throw new TransientAnswer(answer, retryAfterMs(response.headers.get('retry-after')))
+    return answer
+  }
+
+  async function request(method: 'GET' | 'HEAD' | 'PUT', hash: Hex, body?: Uint8Array): Promise<StoreAnswer> {
+    let made = 0
+    try {
+      return await pRetry(
+        (attemptNumber) => {
+          made = attemptNumber
+          return attempt(method, hash, body, attemptNumber)
+        },
+        {
+          retries: attempts - 1,
+          minTimeout: retryDelayMs,
+          factor: 2,
+          randomize: true,
+          maxTimeout: 10_000,
+          shouldRetry: ({error}) => error instanceof TransientAnswer || (isConnectionFailure(error) && networkReason(error) !== 'ENOTFOUND'),
+          // A 429 says how long the server wants: wait that (capped) on top of the backoff.
+          onFailedAttempt: async ({error, retriesLeft}) => {
+            if (retriesLeft > 0 && error instanceof TransientAnswer && error.retryAfterMs) await sleep(Math.min(error.retryAfterMs, 10_000))
+          },
+        },
+      )
+    } catch (error) {
+      // Retries spent on a status: it is the server's last word, reported by the caller.
+      if (error instanceof TransientAnswer) return error.answer
+      if (isConnectionFailure(error)) throw new BlobStoreUnreachableError(shown, error, made)
+      throw error
     }
-    throw new BlobStoreUnreachableError(shown, lastError)
   }
 
   async function get(hash: Hex): Promise<Uint8Array> {
     checked(hash)
     const response = await request('GET', hash)
     if (response.status === 404) throw new BlobNotFoundError(hash, shown)
-    if (response.status !== 200) throw new BlobStoreHttpError(`GET blob ${hash} from ${shown}`, response.status, response.text())
+    if (response.status !== 200) throw new BlobStoreHttpError(`GET blob ${hash} from ${shown}`, response.status, response.text(), tries(response))
     const actual = sha256Hex(response.bytes)
     if (actual !== hash) throw new BlobIntegrityError(hash, actual, blobUrl(hash))
     return response.bytes
@@ -88,7 +122,7 @@ export function createHttpStore(url: string, options: HttpStoreOptions = {}): Bl
   async function put(bytes: Uint8Array): Promise<Hex> {
     const hash = sha256Hex(bytes)
     const response = await request('PUT', hash, bytes)
-    if (response.status !== 200 && response.status !== 201) throw new BlobStoreHttpError(`PUT blob ${hash} to ${shown}`, response.status, response.text())
+    if (response.status !== 200 && response.status !== 201) throw new BlobStoreHttpError(`PUT blob ${hash} to ${shown}`, response.status, response.text(), tries(response))
     return hash
   }
 
@@ -99,11 +133,32 @@ export function createHttpStore(url: string, options: HttpStoreOptions = {}): Bl
       const response = await request('HEAD', checked(hash))
       if (response.status === 200) return true
       if (response.status === 404) return false
-      throw new BlobStoreHttpError(`HEAD blob ${hash} on ${shown}`, response.status, '')
+      throw new BlobStoreHttpError(`HEAD blob ${hash} on ${shown}`, response.status, '', tries(response))
     },
     putJson: (value) => put(canonicalJsonBytes(value)),
     getJson: async <T>(hash: Hex): Promise<T> => parseJsonBlob<T>(hash, await get(hash)),
   }
+}
+
+/**
+ * A failure of the connection rather than an answer: fetch's "fetch failed" (refused, reset, DNS) or
+ * "terminated" (dropped mid-body) TypeErrors, and the request timeout. All are retried but a name that does
+ * not resolve (ENOTFOUND): that is a typo, not a hiccup, and is reported at once.
+ */
+function isConnectionFailure(error: unknown): error is Error {
+  if (!(error instanceof Error)) return false
+  if (error.name === 'TimeoutError') return true
+  return error instanceof TypeError && (error.message === 'fetch failed' || error.message === 'terminated')
+}
+
+/** `retry-after` in seconds (the only form the store server sends), as milliseconds. */
+function retryAfterMs(header: string | null): number | undefined {
+  const seconds = header === null ? Number.NaN : Number(header)
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
 /** The store URL with exactly one trailing slash, so `blobs/<hex>` resolves below any path prefix. */

@@ -2,6 +2,7 @@ import {randomBytes} from 'node:crypto'
 import {mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises'
 import {join, resolve} from 'node:path'
 import type {Hex} from 'viem'
+import {blobPath} from './blobPath.js'
 import {canonicalJsonBytes} from './canonicalJson.js'
 import {BlobIntegrityError, BlobNotFoundError, InvalidHashError} from './errors.js'
 import {parseJsonBlob} from './parseJsonBlob.js'
@@ -27,7 +28,7 @@ export type LocalStoreOptions = {
 export function createLocalStore(dir: string, options: LocalStoreOptions = {}): BlobStore {
   const root = resolve(dir)
   const fsync = options.fsync ?? true
-  const pathOf = (hash: Hex) => join(root, 'sha256', hash.slice(2, 4), hash.slice(4))
+  const pathOf = (hash: Hex) => blobPath(root, hash)
   const checked = (hash: Hex): Hex => {
     if (!isHash(hash)) throw new InvalidHashError(hash)
     return hash

@@ -40,14 +40,16 @@ export class BlobJsonError extends BaseError {
 export class BlobStoreUnreachableError extends BaseError {
   override name = 'BlobStoreUnreachableError'
   readonly url: string
-  constructor(url: string, cause: unknown) {
+  readonly attempts: number
+  constructor(url: string, cause: unknown, attempts = 1) {
     const reason = cause instanceof Error ? networkReason(cause) : String(cause)
-    super(`blob store ${url}: unreachable (${reason})`, {
+    super(`blob store ${url}: unreachable (${reason})${attempts > 1 ? ` after ${attempts} attempts` : ''}`, {
       details: 'is `gensyn store serve` running there, and is --store the URL it printed?',
       docsPath: 'multi-host.md',
       cause,
     })
     this.url = url
+    this.attempts = attempts
   }
 }
 
@@ -55,9 +57,13 @@ export class BlobStoreUnreachableError extends BaseError {
 export class BlobStoreHttpError extends BaseError {
   override name = 'BlobStoreHttpError'
   readonly status: number
-  constructor(what: string, status: number, body: string) {
+  /** `suffix` follows the server's reason, e.g. " after 4 attempts". */
+  constructor(what: string, status: number, body: string, suffix = '') {
     const reason = body.trim().split('\n')[0]?.slice(0, 200)
-    super(`${what}: the blob store answered ${status}${reason ? ` (${reason})` : ''}`)
+    super(`${what}: the blob store answered ${status}${reason ? ` (${reason})` : ''}${suffix}`, {
+      details: status === 401 ? 'pass the token `gensyn store serve` was started with: --store-token, GENSYN_STORE_TOKEN or the network file\'s storeToken' : undefined,
+      docsPath: status === 401 || status === 413 || status === 507 ? 'multi-host.md' : undefined,
+    })
     this.status = status
   }
 }
@@ -67,4 +73,20 @@ export function networkReason(error: Error): string {
   const cause = error.cause as (Error & {code?: string}) | undefined
   if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'timed out'
   return cause?.code ?? cause?.message ?? error.message
+}
+
+/**
+ * The store server refuses a request (no token, too large, too busy, full, a body that does not hash to its
+ * name): `status` is the HTTP answer and the message its one-line body.
+ */
+export class StoreRequestRejectedError extends BaseError {
+  override name = 'StoreRequestRejectedError'
+  readonly status: number
+  /** Seconds a client should wait before trying again (sent as `retry-after`). */
+  readonly retryAfterSeconds: number | undefined
+  constructor(status: number, message: string, retryAfterSeconds?: number) {
+    super(message)
+    this.status = status
+    this.retryAfterSeconds = retryAfterSeconds
+  }
 }

@@ -1,12 +1,20 @@
+import {mkdir, rm, stat} from 'node:fs/promises'
 import {createServer, type IncomingMessage, type ServerResponse} from 'node:http'
 import type {AddressInfo} from 'node:net'
+import {join, resolve} from 'node:path'
 
 import type {Hex} from 'viem'
 
 import {BaseError} from '../errors/base.js'
-import {createLocalStore} from './createLocalStore.js'
-import {BlobIntegrityError, BlobNotFoundError} from './errors.js'
-import {sha256Hex} from './sha256.js'
+import {bearerTokenMatches} from './bearerTokenMatches.js'
+import {blobPath} from './blobPath.js'
+import {commitBlob} from './commitBlob.js'
+import {createUploadGate, type UploadGate} from './createUploadGate.js'
+import {createVerifiedBlobs, type VerifiedBlobs} from './createVerifiedBlobs.js'
+import {StoreRequestRejectedError} from './errors.js'
+import {receiveBlob} from './receiveBlob.js'
+import {sendBlob} from './sendBlob.js'
+import {storedBytes} from './storedBytes.js'
 
 export type ServeStoreOptions = {
   /** The local store folder served (created if missing). */
@@ -15,8 +23,21 @@ export type ServeStoreOptions = {
   port?: number | undefined
   /** Interface to bind. Default 127.0.0.1: nothing beyond this machine sees it unless asked. */
   host?: string | undefined
-  /** Largest PUT body accepted, in bytes (default 1 GiB). */
+  /**
+   * The secret a PUT must carry as `authorization: Bearer <token>`. Without one the server is read-only:
+   * every PUT is answered 401. Reads (GET, HEAD) never need it: blobs are named by their hash.
+   */
+  token?: string | undefined
+  /** Largest PUT body accepted, in bytes (default 1 GiB); larger ones are answered 413. */
   maxBlobBytes?: number | undefined
+  /** Uploads received at once (default 32: each costs a file and a few stream buffers, not its size); one more is answered 429 with `retry-after`. */
+  maxUploads?: number | undefined
+  /** Bytes the store may hold, what it held at start included (default: no limit but the disk); past it, 507. */
+  maxStoreBytes?: number | undefined
+  /** Connections held at once (default 1024); further ones are refused until one closes. */
+  maxConnections?: number | undefined
+  /** fsync each blob before it is renamed into place (default true). */
+  fsync?: boolean | undefined
   /** Called once per request when its response has been sent. */
   onRequest?: ((entry: StoreRequestLog) => void) | undefined
 }
@@ -29,6 +50,10 @@ export type StoreServer = {
   port: number
   host: string
   dir: string
+  /** Bytes of blobs in the store now. */
+  storedBytes(): number
+  /** Uploads being received now. */
+  activeUploads(): number
   close(): Promise<void>
 }
 
@@ -37,90 +62,45 @@ export class StoreServeError extends BaseError {
   override name = 'StoreServeError'
 }
 
-const blobPath = /^\/blobs\/([0-9a-f]{64})$/
+const blobRoute = /^\/blobs\/([0-9a-f]{64})$/
 
 /**
  * Serves a local blob store over HTTP for actors on other machines (docs/multi-host.md):
  *
- *     GET  /blobs/<sha256 hex>   200 the bytes | 404
- *     HEAD /blobs/<sha256 hex>   200 (content-length) | 404
- *     PUT  /blobs/<sha256 hex>   201 stored | 400 the body does not hash to the name | 413 too large
+ *     GET  /blobs/<sha256 hex>   200 the bytes | 404 | 500 the copy on disk is corrupt (never served)
+ *     HEAD /blobs/<sha256 hex>   200 (content-length) | 404 | 500
+ *     PUT  /blobs/<sha256 hex>   201 stored | 400 the body does not hash to the name | 401 no or a wrong token
+ *                                | 413 too large | 429 too many uploads at once | 507 the store is full
  *     GET  /                     200 {"service":"gensyn-store"}: a readiness probe
  *
- * A PUT is checked against its name before it is stored, so the store only ever holds blobs that are what
- * they claim; a blob that rotted on disk is answered 500, never served (clients check every read anyway).
- * Writes go through {@link createLocalStore} (atomic rename): concurrent uploads of one blob are harmless.
+ * Bodies stream in both directions: a PUT goes to a temporary file in the store folder while it is hashed
+ * and is renamed into place only if it hashes to its name, and a GET streams the file. Memory stays at a
+ * few stream buffers per connection whatever the size and number of blobs (docs/reliability.md).
  */
 export async function serveStore(options: ServeStoreOptions): Promise<StoreServer> {
-  const store = createLocalStore(options.dir)
-  const maxBlobBytes = options.maxBlobBytes ?? 1024 ** 3
+  const root = resolve(options.dir)
   const host = options.host ?? '127.0.0.1'
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<number> {
-    const path = new URL(request.url ?? '/', 'http://store').pathname
-    const send = (status: number, body: string | Uint8Array = '', type = 'text/plain; charset=utf-8'): number => {
-      const bytes = typeof body === 'string' ? Buffer.from(body === '' ? body : `${body}\n`) : body
-      response.writeHead(status, {'content-type': type, 'content-length': bytes.byteLength})
-      response.end(request.method === 'HEAD' ? undefined : bytes)
-      return bytes.byteLength
-    }
-    if (path === '/' && (request.method === 'GET' || request.method === 'HEAD')) return send(200, JSON.stringify({service: 'gensyn-store'}), 'application/json')
-    const match = blobPath.exec(path)
-    if (!match) {
-      drain(request)
-      return path.startsWith('/blobs/') ? send(400, 'expected /blobs/<sha256 as 64 lowercase hex digits>') : send(404, 'not found')
-    }
-    const hash = `0x${match[1]}` as Hex
-    switch (request.method) {
-      case 'GET':
-      case 'HEAD':
-        try {
-          return send(200, await store.get(hash), 'application/octet-stream')
-        } catch (error) {
-          if (error instanceof BlobNotFoundError) return send(404, `no blob ${hash}`)
-          if (error instanceof BlobIntegrityError) return send(500, `blob ${hash} is corrupt on the server; PUT it again to repair it`)
-          throw error
-        }
-      case 'PUT': {
-        const declared = Number(request.headers['content-length'] ?? 0)
-        if (declared > maxBlobBytes) {
-          drain(request)
-          return send(413, `blob larger than ${maxBlobBytes} bytes`)
-        }
-        const body = await readBody(request, maxBlobBytes)
-        if (body === undefined) return send(413, `blob larger than ${maxBlobBytes} bytes`)
-        const actual = sha256Hex(body)
-        if (actual !== hash) return send(400, `body sha256 ${actual} does not match the name ${hash}`)
-        await store.put(body)
-        return send(201)
-      }
-      default:
-        drain(request)
-        response.setHeader('allow', 'GET, HEAD, PUT')
-        return send(405, `method ${request.method ?? '?'} not allowed: GET, HEAD or PUT`)
-    }
-  }
+  const maxBlobBytes = options.maxBlobBytes ?? 1024 ** 3
+  // Fails here, in one line naming the flag, rather than on the first upload.
+  await mkdir(join(root, 'tmp'), {recursive: true}).catch((error: NodeJS.ErrnoException) => {
+    throw new StoreServeError(`--dir: expected a folder the server can write, ${root} gives ${error.code ?? error.message}`, {cause: error})
+  })
+  const gate = createUploadGate({maxUploads: options.maxUploads ?? 32, maxStoreBytes: options.maxStoreBytes, storedBytes: await storedBytes(root)})
+  const context: RouteContext = {root, token: options.token, maxBlobBytes, gate, verified: createVerifiedBlobs(), fsync: options.fsync ?? true}
 
   const server = createServer((request, response) => {
     const started = performance.now()
-    handle(request, response)
-      .catch((error: unknown) => {
-        // A disk error: the client sees a 500 (and retries nothing); the message names the cause.
-        if (!response.headersSent) {
-          const text = Buffer.from(`${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`)
-          response.writeHead(500, {'content-type': 'text/plain; charset=utf-8', 'content-length': text.byteLength})
-          response.end(text)
-          return text.byteLength
-        }
-        response.destroy()
-        return 0
-      })
+    route(context, request, response)
+      .catch((error: unknown) => answerFailure(request, response, error))
       .then((bytes) => {
         options.onRequest?.({method: request.method ?? '?', path: request.url ?? '/', status: response.statusCode, bytes, ms: Math.round(performance.now() - started)})
       })
   })
-  // A slow client may take its time over a large checkpoint, but not hold a socket forever.
+  // A slow client may take its time over a large checkpoint, but not hold a socket forever, nor sit on one
+  // silently: a minute without a byte either way closes it.
   server.requestTimeout = 10 * 60_000
+  server.setTimeout(60_000)
+  server.maxConnections = options.maxConnections ?? 1024
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
@@ -135,6 +115,8 @@ export async function serveStore(options: ServeStoreOptions): Promise<StoreServe
     port,
     host,
     dir: options.dir,
+    storedBytes: () => gate.storedBytes(),
+    activeUploads: () => gate.activeUploads(),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve())
@@ -143,27 +125,119 @@ export async function serveStore(options: ServeStoreOptions): Promise<StoreServe
   }
 }
 
-/** The whole body, or undefined once it passes `limit` bytes (the rest is discarded). */
-function readBody(request: IncomingMessage, limit: number): Promise<Uint8Array | undefined> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    let tooLarge = false
-    request.on('data', (chunk: Buffer) => {
-      size += chunk.byteLength
-      if (size > limit) tooLarge = true
-      if (!tooLarge) chunks.push(chunk)
-    })
-    request.on('end', () => {
-      if (tooLarge) return resolve(undefined)
-      const buffer = Buffer.concat(chunks)
-      resolve(new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))
-    })
-    request.on('error', reject)
-  })
+type RouteContext = {root: string; token: string | undefined; maxBlobBytes: number; gate: UploadGate; verified: VerifiedBlobs; fsync: boolean}
+
+/** Answers one request; returns the body bytes sent. Refusals are thrown as StoreRequestRejectedError. */
+async function route(context: RouteContext, request: IncomingMessage, response: ServerResponse): Promise<number> {
+  const path = pathOf(request)
+  if (path === '/' && (request.method === 'GET' || request.method === 'HEAD')) return send(request, response, 200, JSON.stringify({service: 'gensyn-store'}), 'application/json')
+  const match = path === undefined ? null : blobRoute.exec(path)
+  if (!match) {
+    request.resume()
+    return path?.startsWith('/blobs/') ? send(request, response, 400, 'expected /blobs/<sha256 as 64 lowercase hex digits>') : send(request, response, 404, 'not found')
+  }
+  const hash = `0x${match[1]}` as Hex
+  const file = blobPath(context.root, hash)
+  switch (request.method) {
+    case 'GET':
+    case 'HEAD':
+      request.resume()
+      return sendBlob(request, response, {path: file, hash, verified: context.verified})
+    case 'PUT':
+      await acceptUpload(context, request, hash, file)
+      return send(request, response, 201)
+    default:
+      request.resume()
+      response.setHeader('allow', 'GET, HEAD, PUT')
+      return send(request, response, 405, `method ${request.method ?? '?'} not allowed: GET, HEAD or PUT`)
+  }
 }
 
-/** Reads and drops a body we answer without, so keep-alive connections stay usable. */
-function drain(request: IncomingMessage): void {
+/** Checks the token and the limits before a byte is read, then streams the body in and commits it. */
+async function acceptUpload(context: RouteContext, request: IncomingMessage, hash: Hex, file: string): Promise<void> {
+  if (context.token === undefined) throw new StoreRequestRejectedError(401, 'this store server takes no uploads: it was started without --token')
+  if (!bearerTokenMatches(request.headers.authorization, context.token)) {
+    throw new StoreRequestRejectedError(401, 'uploads need the store token: send authorization: Bearer <token> (actors: --store-token or GENSYN_STORE_TOKEN)')
+  }
+  const declared = request.headers['content-length'] === undefined ? undefined : Number(request.headers['content-length'])
+  if (declared !== undefined && declared > context.maxBlobBytes) throw new StoreRequestRejectedError(413, `blob larger than ${context.maxBlobBytes} bytes (store serve --max-blob-mb)`)
+  const storedSize = await sizeOf(file)
+  const ticket = context.gate.admit(declared, storedSize !== undefined && storedSize === declared)
+  try {
+    const received = await receiveBlob(request, {tmpDir: join(context.root, 'tmp'), maxBytes: context.maxBlobBytes, onChunk: ticket.received, fsync: context.fsync})
+    if (received.hash !== hash) {
+      await rm(received.tmpPath, {force: true})
+      throw new StoreRequestRejectedError(400, `body sha256 ${received.hash} does not match the name ${hash}`)
+    }
+    ticket.finish(await commitBlob(received, file))
+    // Hashed as it arrived: the first GET need not read it again.
+    context.verified.remember(hash, await stat(file))
+  } finally {
+    ticket.release()
+  }
+}
+
+async function sizeOf(file: string): Promise<number | undefined> {
+  return stat(file).then(
+    (stats) => stats.size,
+    () => undefined,
+  )
+}
+
+/** The request's path, or undefined when its target does not parse as a URL path. */
+function pathOf(request: IncomingMessage): string | undefined {
+  try {
+    return new URL(request.url ?? '/', 'http://store').pathname
+  } catch {
+    return undefined
+  }
+}
+
+function send(request: IncomingMessage, response: ServerResponse, status: number, body = '', type = 'text/plain; charset=utf-8'): number {
+  const bytes = Buffer.from(body === '' ? body : `${body}\n`)
+  response.writeHead(status, {'content-type': type, 'content-length': bytes.byteLength})
+  response.end(request.method === 'HEAD' ? undefined : bytes)
+  return request.method === 'HEAD' ? 0 : bytes.byteLength
+}
+
+/**
+ * A refusal becomes its status and one line; any other error is a disk error, a 500 naming it. Once the
+ * headers are out (a GET cut short) the only honest answer left is to drop the connection, and a client
+ * that is gone gets nothing: its request is logged as 499 (nginx's "client closed request"), never sent.
+ */
+function answerFailure(request: IncomingMessage, response: ServerResponse, error: unknown): number {
+  if (response.headersSent || request.socket.destroyed) {
+    if (!response.headersSent) response.statusCode = 499
+    response.destroy()
+    return 0
+  }
+  const status = error instanceof StoreRequestRejectedError ? error.status : 500
+  const message = error instanceof BaseError ? error.shortMessage : error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)
+  if (error instanceof StoreRequestRejectedError && error.retryAfterSeconds !== undefined) response.setHeader('retry-after', String(error.retryAfterSeconds))
+  if (!request.complete) lingerThenClose(request)
+  return send(request, response, status, message)
+}
+
+/** Bytes and seconds a refused upload's remaining body is read and dropped for before its connection is cut. */
+const lingerBytes = 8 * 1024 ** 2
+const lingerMs = 10_000
+
+/**
+ * After refusing an upload whose body is still coming, reads and drops the rest (up to 8 MiB or 10 s), then
+ * cuts the connection. Closing at once would make the kernel reset a socket with unread bytes, and many
+ * clients lose the answer in that reset; reading on without a bound would let one refused client send a
+ * gigabyte into a server that said no. Past the bound, the client gets the reset.
+ */
+function lingerThenClose(request: IncomingMessage): void {
+  let drained = 0
+  const cut = () => request.socket.destroy()
+  const timer = setTimeout(cut, lingerMs)
+  timer.unref()
+  request.on('data', (chunk: Buffer) => {
+    drained += chunk.byteLength
+    if (drained > lingerBytes) cut()
+  })
+  request.once('end', () => clearTimeout(timer))
+  request.once('close', () => clearTimeout(timer))
   request.resume()
 }

@@ -10,6 +10,7 @@ type ConnectionFlagValues = {
   book?: string | undefined
   'state-dir': string
   store?: string | undefined
+  'store-token'?: string | undefined
   network?: string | undefined
   'poll-interval'?: number | undefined
 }
@@ -26,6 +27,7 @@ export function connectOptionsFrom(flags: ConnectionFlagValues, needsSigner = fa
     network: flags.network,
     stateDir: flags['state-dir'],
     store: flags.store,
+    storeToken: flags['store-token'],
     pollMs: flags['poll-interval'],
     needsSigner,
   }

@@ -35,6 +35,12 @@ export const connectionFlags = {
     env: 'GENSYN_STORE',
     helpGroup: 'CONNECTION',
   }),
+  'store-token': Flags.string({
+    description:
+      "Upload token of the `gensyn store serve` server in --store (its --token), sent with each PUT and nowhere else. Defaults to the network file's storeToken when the store is the network file's.",
+    env: 'GENSYN_STORE_TOKEN',
+    helpGroup: 'CONNECTION',
+  }),
   'poll-interval': Flags.integer({
     description:
       "Milliseconds between polls of the chain (blocks, receipts, the market). Default: the network file's pollMs, else the chain's block time (100 on a local chain, 1000 when it cannot be measured).",
@@ -43,7 +49,7 @@ export const connectionFlags = {
     helpGroup: 'CONNECTION',
   }),
   network: Flags.string({
-    description: 'Network file written by `gensyn deploy` (RPC URL, chain id, contracts, store URL); flags override its values.',
+    description: 'Network file written by `gensyn deploy` (RPC URL, chain id, contracts, store URL and token); flags override its values.',
     env: 'GENSYN_NETWORK',
     helpGroup: 'CONNECTION',
   }),

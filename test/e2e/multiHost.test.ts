@@ -82,15 +82,22 @@ describe('many hosts: actors that share nothing but an RPC URL and a store URL',
       const listening = await waitFor(() => server!.lines.find((line) => line.type === 'listening'), 30_000, `the store server (${server.output.join('')})`)
       const storeUrl = String(listening.url)
       assert.match(storeUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
+      // No --token given: the server made one and printed it once; uploads need it, reads do not.
+      assert.equal(listening.tokenGenerated, true)
+      const storeToken = String(listening.token)
+      assert.match(storeToken, /^[0-9a-f]{48}$/)
 
       // The deployer: smoke's protocol parameters (no forced errors, a 3-block challenge window).
       const deployerDir = path.join(work, 'deployer')
       const networkFile = path.join(deployerDir, 'network.json')
-      const deploy = await runGensyn(['deploy', '--rpc-url', anvil.rpcUrl, '--private-key', deployer!.privateKey, '--out', networkFile, '--store', storeUrl, '--scenario', 'fixtures/scenarios/smoke.yaml', '--json'])
+      const deploy = await runGensyn(['deploy', '--rpc-url', anvil.rpcUrl, '--private-key', deployer!.privateKey, '--out', networkFile, '--store', storeUrl, '--store-token', storeToken, '--scenario', 'fixtures/scenarios/smoke.yaml', '--json'])
       assert.equal(deploy.exitCode, 0, String(deploy.stderr))
+      assert.doesNotMatch(String(deploy.stdout), new RegExp(storeToken), 'the token stays out of the output')
       const deployed = JSON.parse(String(deploy.stdout)) as {contracts: {market: string}; file: string}
       const network = networkFileSchema.parse(JSON.parse(await readFile(networkFile, 'utf8')))
       assert.equal(network.store, storeUrl)
+      assert.equal(network.storeToken, storeToken)
+      assert.equal((await stat(networkFile)).mode & 0o777, 0o600, 'a network file with a token is its owner\'s alone')
       assert.equal(network.contracts.market, deployed.contracts.market)
       assert.equal(network.chainId, 31_337)
       assert.doesNotMatch(await readFile(networkFile, 'utf8'), new RegExp(deployer!.privateKey.slice(2), 'i'), 'no key in the network file')
@@ -145,6 +152,11 @@ describe('many hosts: actors that share nothing but an RPC URL and a store URL',
       const requests = server.lines.filter((line) => line.type === 'request')
       assert.ok(requests.some((line) => line.method === 'PUT' && line.status === 201), 'blobs uploaded')
       assert.ok(requests.filter((line) => line.method === 'GET' && line.status === 200).length >= 3, 'blobs read back by the verifier and the submitter')
+      // The token travels only with the network file: a wrong one on the command line wins, and uploads fail in one line.
+      const stranger = await runGensyn(['submit', 'fixtures/jobs/smoke-mlp.yaml', ...role(submitterDir, submitterKey!), '--store-token', 'not-the-token-of-this-store'])
+      assert.equal(stranger.exitCode, 1)
+      const refusal = JSON.parse(String(stranger.stdout).trim().split('\n').at(-1)!) as {error: {message: string}}
+      assert.match(refusal.error.message, /^PUT blob 0x[0-9a-f]{64} to http:\/\/127\.0\.0\.1:\d+: the blob store answered 401 \(uploads need the store token/)
       // A network file names contracts on one chain: pointed at another chain id, a command refuses to run.
       const otherChain = path.join(submitterDir, 'other-chain.json')
       await writeFile(otherChain, JSON.stringify({...network, chainId: 1}))
