@@ -214,6 +214,11 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       devnet.kill('SIGINT')
       const exit = await devnet
       assert.notEqual(exit.exitCode, null)
+      // Ctrl-C ends an open-ended run: its report is read from the chain before anvil stops, and kept per run.
+      const report = JSON.parse(await readFile(path.join(stateDir, 'report.json'), 'utf8')) as Report
+      assert.deepEqual(report.tasks.map((task) => task.status), ['Settled'])
+      assert.equal(report.conservation.ok, true)
+      assert.ok(existsSync(path.join(stateDir, 'runs')), 'no run folder')
       assertNoOrphans(stateDir)
       assert.deepEqual(pids.filter(isAlive), [], 'anvil or an actor outlived the devnet')
     } finally {
