@@ -11,6 +11,8 @@ export type RunRecord = {
   /** The --state FILE the chain is dumped to, when the run can be resumed. */
   stateFile?: string | undefined
   startedAt: string
+  /** When the run's report was written (absent while it runs, and for a run killed before its report). */
+  endedAt?: string | undefined
 }
 
 const lastRunFile = 'last-run.json'
