@@ -17,10 +17,15 @@ export type RunRecord = {
 
 const lastRunFile = 'last-run.json'
 
+/** `<stateDir>/runs`: the folder every run's own folder is made in. */
+export function runsDirOf(stateDir: string): string {
+  return path.join(stateDir, 'runs')
+}
+
 /** `<stateDir>/runs/<UTC time>-<scenario>`: each run's report stays, whatever runs after it. */
 export function runFolder(stateDir: string, scenario: string, now = new Date()): string {
   const time = now.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-')
-  return path.join(stateDir, 'runs', `${time}-${scenario.replaceAll(/[^\w.-]+/g, '_')}`)
+  return path.join(runsDirOf(stateDir), `${time}-${scenario.replaceAll(/[^\w.-]+/g, '_')}`)
 }
 
 /** Writes run.json into the run folder (the exact scenario it ran) and last-run.json into the state dir. */
