@@ -92,8 +92,9 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
   })
   let exit: ActorExit | undefined
   let killed = false
-  const exited: Promise<ActorExit> = child.then((result) => {
-    for (const log of logs) log.end()
+  const exited: Promise<ActorExit> = child.then(async (result) => {
+    // Flushed before the exit is known, so whoever reads the logs then (a report, a test) reads them whole.
+    await Promise.all(logs.map((log) => new Promise<void>((resolve) => log.end(() => resolve()))))
     exit = {exitCode: result.exitCode, signal: result.signal, stderrTail, error}
     return exit
   })
