@@ -2,6 +2,7 @@ import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
 import {InvalidInputError} from '../errors/base.js'
+import type {BackendChoice} from '../ml/backend/runtimeId.js'
 import type {ResolvedScenario} from './scenario.js'
 
 /** What a run folder's run.json and the state dir's last-run.json say about a run. */
@@ -11,6 +12,8 @@ export type RunRecord = {
   /** The --state FILE the chain is dumped to, when the run can be resumed. */
   stateFile?: string | undefined
   startedAt: string
+  /** What decided the run besides the scenario: `devnet up`'s flags as they took effect (absent in older records). */
+  parameters?: {backend: BackendChoice | undefined; port: number | undefined; untilSettled: boolean; timeoutSeconds: number} | undefined
   /** When the run's report was written (absent while it runs, and for a run killed before its report). */
   endedAt?: string | undefined
 }

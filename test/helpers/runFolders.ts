@@ -13,6 +13,8 @@ export type FixtureRun = {
   /** run.json's times; without them the folder has no run.json (an older run). */
   startedAt?: string
   endedAt?: string
+  /** run.json's `parameters` (devnet up's flags as they took effect). */
+  parameters?: {backend?: string; untilSettled: boolean; timeoutSeconds: number}
 }
 
 /** Builds `<stateDir>/runs/<id>/` folders as `devnet up` leaves them (report.json, run.json), from real reports. */
@@ -31,7 +33,7 @@ export async function writeRunFolders(stateDir: string, runs: readonly FixtureRu
     }
     if (run.startedAt) {
       const scenario = {name: run.id.replace(/^[\dT-]+Z-/, ''), source: '(test)'}
-      await writeFile(path.join(dir, 'run.json'), JSON.stringify({runDir: dir, scenario, startedAt: run.startedAt, endedAt: run.endedAt}))
+      await writeFile(path.join(dir, 'run.json'), JSON.stringify({runDir: dir, scenario, startedAt: run.startedAt, endedAt: run.endedAt, parameters: run.parameters}))
     }
   }
 }

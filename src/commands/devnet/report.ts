@@ -7,7 +7,7 @@ import {produceReport, writeReportFiles} from '../../sim/report/index.js'
 import type {ComparedFigure, Comparison} from '../../sim/runs/compareRuns.js'
 import {loadRun} from '../../sim/runs/loadRun.js'
 import {produceComparison} from '../../sim/runs/produceComparison.js'
-import {unitLabel} from '../../sim/runs/renderComparison.js'
+import {figureLabel} from '../../sim/runs/figureLabel.js'
 import type {ComparisonFiles} from '../../sim/runs/writeComparison.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {renderTable} from '../../ui/taskView.js'
@@ -90,7 +90,7 @@ export default class DevnetReport extends BaseCommand {
 }
 
 function figureRow(figure: ComparedFigure): string[] {
-  return [unitLabel(figure.name, figure.unit), figure.text.a, figure.text.b, figure.text.difference]
+  return [figureLabel(figure), figure.text.a, figure.text.b, figure.text.difference]
 }
 
 function shown(file: string): string {

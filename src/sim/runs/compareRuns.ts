@@ -1,7 +1,15 @@
+import type {RunRecord} from '../runRecord.js'
 import {type Figure, type FigureUnit, headlineFigures} from './headlineFigures.js'
 import type {StoredRun} from './readRun.js'
 
-export type ComparedRun = {id: string; dir: string; scenario: string; startedAt: string | null}
+export type ComparedRun = {
+  id: string
+  dir: string
+  scenario: string
+  startedAt: string | null
+  /** `devnet up`'s flags as they took effect (run.json); null for runs recorded before it kept them. */
+  parameters: RunRecord['parameters'] | null
+}
 
 /** One headline figure of both runs, as numbers (for scripts) and as printed, with B minus A. */
 export type ComparedFigure = {
@@ -56,7 +64,8 @@ function mergedNames(figuresA: readonly Figure[], figuresB: readonly Figure[]): 
 }
 
 function describeRun(run: StoredRun): ComparedRun {
-  return {id: run.id, dir: run.dir, scenario: run.record?.scenario.name ?? run.report?.scenario ?? '?', startedAt: run.record?.startedAt ?? null}
+  const {record} = run
+  return {id: run.id, dir: run.dir, scenario: record?.scenario.name ?? run.report?.scenario ?? '?', startedAt: record?.startedAt ?? null, parameters: record?.parameters ?? null}
 }
 
 /** A value as the tables print it; a detection row shows its counts, the numbers behind the rate. */

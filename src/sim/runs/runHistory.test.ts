@@ -26,7 +26,7 @@ describe('run history (run folders built from real reports)', () => {
   beforeEach(async () => {
     stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-runs-'))
     await writeRunFolders(stateDir, [
-      {id: smoke, report: 'smoke', startedAt: '2026-11-27T06:00:00.000Z', endedAt: '2026-11-27T06:02:00.000Z'},
+      {id: smoke, report: 'smoke', startedAt: '2026-11-27T06:00:00.000Z', endedAt: '2026-11-27T06:02:00.000Z', parameters: {backend: 'wasm', untilSettled: true, timeoutSeconds: 600}},
       // An older run: no run.json, so no wall time; its start and scenario come from the folder's name.
       {id: colluding, report: 'colluding'},
       {id: failed, report: 'smoke', patch: {ok: false, failures: ['timed out after 600 s']}, startedAt: '2026-11-27T08:00:00.000Z', endedAt: '2026-11-27T08:10:00.000Z'},
@@ -149,6 +149,7 @@ describe('run history (run folders built from real reports)', () => {
       const {comparison, files} = await writeComparison(await readRun(runDir(smoke)), await readRun(runDir(colluding)), out)
       assert.deepEqual(JSON.parse(await readFile(files.json, 'utf8')), JSON.parse(JSON.stringify(comparison)))
       const markdown = await readFile(files.markdown, 'utf8')
+      assert.ok(markdown.includes(`- A: \`${smoke}\` (${runDir(smoke)}); backend wasm, until settled, timeout 600 s\n- B: \`${colluding}\` (${runDir(colluding)})\n`), markdown.slice(0, 400))
       assert.match(markdown, /^\| slashes \| 0 \| 2 \| \+2 \|$/m)
       assert.match(markdown, /^\| gas: total \(gas\) \| 2,075,779 \| 6,288,415 \| \+4,212,636 \(\+202\.9%\) \|$/m)
       assert.deepEqual(files.charts.map((file) => path.relative(out, file)), ['charts/price.svg', 'charts/gas.svg', 'charts/detection.svg'])
