@@ -26,7 +26,11 @@ export async function resolveRun({stateDir, run, field = 'RUN'}: ResolveRunParam
   }
   if (ids.includes(run)) return inRuns(run)
   const asPath = await pathKind(run)
-  if (asPath === 'folder') return run
+  if (asPath === 'folder') {
+    const isRun = (await pathKind(path.join(run, 'report.json'))) === 'file' || (await pathKind(path.join(run, 'run.json'))) === 'file'
+    if (!isRun) throw new InvalidInputError(`${field}: ${run} is a folder without report.json or run.json; expected a run folder (under ${runsDirOf(stateDir)})`)
+    return run
+  }
   if (asPath === 'file') {
     if (path.basename(run) !== 'report.json') throw new InvalidInputError(`${field}: ${run} is a file; expected a run folder or its report.json`)
     return path.dirname(run)

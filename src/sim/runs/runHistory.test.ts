@@ -91,6 +91,7 @@ describe('run history (run folders built from real reports)', () => {
       await rejectsWith('2025', /^RUN: no run "2025" in .*runs; expected a run id from `gensyn devnet runs list`, a unique prefix of one, latest, or a path$/)
       await rejectsWith(path.join(runDir(smoke), 'run.json'), /^RUN: .*run\.json is a file; expected a run folder or its report\.json$/)
       await rejectsWith(' ', /^RUN: empty; expected a run id/)
+      await rejectsWith(stateDir, /^RUN: .* is a folder without report\.json or run\.json; expected a run folder \(under .*runs\)$/)
     })
 
     it('fails in one line for latest when no run has a report yet', async () => {
