@@ -48,6 +48,11 @@ export type DevnetOptions = {
   onEvent?: (event: DevnetEvent) => void
   /** anvil went away while the devnet ran (killed from outside, crashed): one line on how. */
   onChainDied?: ((reason: string) => void) | undefined
+  /**
+   * A second folder every actor's log is written to, beside `<stateDir>/logs`: the run folder's own logs/, which
+   * keeps this run's lines only (the state dir's logs are appended to by every run).
+   */
+  runLogDir?: string | undefined
 }
 
 
@@ -91,6 +96,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
   const {scenario} = options
   const stateDir = path.resolve(options.stateDir)
   const logDir = path.join(stateDir, 'logs')
+  const logDirs = options.runLogDir === undefined ? [logDir] : [logDir, path.resolve(options.runLogDir)]
   const statePaths = options.state === undefined ? undefined : devnetStatePaths(options.state)
   // With --state, everything the actors keep (blobs, solver secrets and checkpoints) lives beside the chain's
   // dump, so a resume finds it whatever --state-dir it is given; the state dir keeps logs and reports.
@@ -184,7 +190,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
         role,
         account: account.index,
         args: [...entry.args, '--account', String(account.index), ...common(entry.backend)],
-        logDir,
+        logDirs,
         env: workerEnv,
         onJson(event) {
           emit({type: 'actor', actor: name, role, event})
@@ -258,7 +264,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
         if (saved) assertSameAccounts(saved, accounts, statePaths.chain)
       }
       await rm(path.join(stateDir, 'devnet.json'), {force: true})
-      await mkdir(logDir, {recursive: true})
+      for (const dir of logDirs) await mkdir(dir, {recursive: true})
       await mkdir(storeDir, {recursive: true})
       await recordProcesses()
       // With every job private, no worker needs raw samples: withholding MNIST from them makes any read of
@@ -330,7 +336,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       }
       emit({type: 'phase', message: `contracts: market ${contracts.market}, registry ${contracts.registry}`})
 
-      if (!saved && scenario.profile) await postScenarioProfiles({scenario, profile: scenario.profile, roster, logDir, stateDir: actorStateDir, env: workerEnv, emit})
+      if (!saved && scenario.profile) await postScenarioProfiles({scenario, profile: scenario.profile, roster, logDirs, stateDir: actorStateDir, env: workerEnv, emit})
       sampler = startMarketSampler(connection, Math.max(500, scenario.chain.blockTime * 1000))
       // A dropout solver killed in an earlier run stays dead: its task must still come back through expire.
       const gone = new Set(dropouts.map((dropout) => dropout.actor))
@@ -358,7 +364,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
         stopping: stopping.signal,
         emit,
         spawnSubmitter: (name, account, args, onJson) =>
-          spawnActor({name, role: 'submitter', account: account.index, args: [...args, '--keys', keysDirOf(account), '--account', String(account.index), ...common()], logDir, onJson}),
+          spawnActor({name, role: 'submitter', account: account.index, args: [...args, '--keys', keysDirOf(account), '--account', String(account.index), ...common()], logDirs, onJson}),
         supervise,
         jobFinished: statePaths ? (finished) => persist({finished: [...(record?.finished ?? []), finished]}) : undefined,
         submitterExited: () => {

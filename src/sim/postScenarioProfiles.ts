@@ -10,7 +10,7 @@ export type PostScenarioProfilesParameters = {
   scenario: ResolvedScenario
   profile: NonNullable<ResolvedScenario['profile']>
   roster: readonly RosterEntry[]
-  logDir: string
+  logDirs: readonly string[]
   /** The actors' state dir (devnet.json): the profile posts on that chain. */
   stateDir: string
   env: Record<string, string> | undefined
@@ -24,7 +24,7 @@ export type PostScenarioProfilesParameters = {
  *
  * @throws BaseError when the scenario has no honest verifier or a profile fails
  */
-export async function postScenarioProfiles({scenario, profile, roster, logDir, stateDir, env, emit}: PostScenarioProfilesParameters): Promise<void> {
+export async function postScenarioProfiles({scenario, profile, roster, logDirs, stateDir, env, emit}: PostScenarioProfilesParameters): Promise<void> {
   const poster = profilePoster(scenario, roster)
   for (const file of new Set(scenario.jobs.map((job) => job.path))) {
     emit({type: 'phase', message: `profiling ${path.basename(file)} across ${profile.runtimes.join(', ')} (${profile.seeds} seeds) and posting its thresholds as ${poster.name}`})
@@ -32,7 +32,7 @@ export async function postScenarioProfiles({scenario, profile, roster, logDir, s
     if (profile.segments !== undefined) args.push('--segments', String(profile.segments))
     const account = String(poster.account.index)
     const name = `profile-${path.basename(file, path.extname(file))}`
-    const handle = spawnActor({name, role: 'verifier', account: poster.account.index, args: [...args, '--account', account, '--json', '--state-dir', stateDir], logDir, env})
+    const handle = spawnActor({name, role: 'verifier', account: poster.account.index, args: [...args, '--account', account, '--json', '--state-dir', stateDir], logDirs, env})
     const exit = await handle.exited
     if (exit.exitCode !== 0) throw new BaseError(`scenario ${scenario.name}: profiling ${path.basename(file)} failed: ${exitReason(exit)}`)
   }

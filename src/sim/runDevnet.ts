@@ -45,7 +45,7 @@ export class DevnetStoppedError extends BaseError {
     /** The partial report, so the caller can still print it when no file could hold it. */
     readonly report: DevnetReport,
   ) {
-    super(`${message} (partial report: ${path.join(runDir, 'report.md')})`, {details: `Logs: ${path.join(stateDir, 'logs')}`})
+    super(`${message} (partial report: ${path.join(runDir, 'report.md')})`, {details: `Logs: ${path.join(runDir, 'logs')} (also appended to ${path.join(stateDir, 'logs')})`})
   }
 }
 
@@ -64,6 +64,7 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
   const crashed = new AbortController()
   const devnet = createDevnet({
     ...options,
+    runLogDir: path.join(runDir, 'logs'),
     onEvent(event) {
       emit(event)
       if (event.type === 'actor' && event.event.taskId !== undefined) {
@@ -94,7 +95,9 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
   try {
     await devnet.start()
     // After start: a second devnet refused there must not overwrite the running one's record.
-    await recordRun(options.stateDir, {runDir, scenario: options.scenario, stateFile: options.state && path.resolve(options.state), startedAt: new Date().toISOString()})
+    const parameters = {backend: options.backend ?? options.scenario.backend, port: options.port, untilSettled, timeoutSeconds}
+    const record = {runDir, scenario: options.scenario, stateFile: options.state && path.resolve(options.state), startedAt: new Date().toISOString(), parameters}
+    await recordRun(options.stateDir, record)
     options.onStarted?.(devnet)
     const jobs = devnet.runJobs()
     let submissions: SubmissionOutcome[] = []
@@ -114,6 +117,8 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
       report.ok = false
     }
     await writeRunReport(options.stateDir, runDir, report)
+    // The end time gives `devnet runs list` and `--compare` the run's wall time; a record that cannot be written costs only that.
+    await recordRun(options.stateDir, {...record, endedAt: new Date().toISOString()}).catch(() => {})
     if (chainDied) throw new DevnetStoppedError(`${chainDied}${options.state ? '; `gensyn devnet up --resume` continues from its last dump' : ''}`, runDir, options.stateDir, report)
     if (crash) throw new DevnetStoppedError(`devnet stopped: ${crash}`, runDir, options.stateDir, report)
     return {report, interrupted: options.signal.aborted, timedOut: deadline.aborted && !durationOver?.aborted, runDir}

@@ -2,6 +2,7 @@ import {mkdir, readFile, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
 import {InvalidInputError} from '../errors/base.js'
+import type {BackendChoice} from '../ml/backend/runtimeId.js'
 import type {ResolvedScenario} from './scenario.js'
 
 /** What a run folder's run.json and the state dir's last-run.json say about a run. */
@@ -11,14 +12,23 @@ export type RunRecord = {
   /** The --state FILE the chain is dumped to, when the run can be resumed. */
   stateFile?: string | undefined
   startedAt: string
+  /** What decided the run besides the scenario: `devnet up`'s flags as they took effect (absent in older records). */
+  parameters?: {backend: BackendChoice | undefined; port: number | undefined; untilSettled: boolean; timeoutSeconds: number} | undefined
+  /** When the run's report was written (absent while it runs, and for a run killed before its report). */
+  endedAt?: string | undefined
 }
 
 const lastRunFile = 'last-run.json'
 
+/** `<stateDir>/runs`: the folder every run's own folder is made in. */
+export function runsDirOf(stateDir: string): string {
+  return path.join(stateDir, 'runs')
+}
+
 /** `<stateDir>/runs/<UTC time>-<scenario>`: each run's report stays, whatever runs after it. */
 export function runFolder(stateDir: string, scenario: string, now = new Date()): string {
   const time = now.toISOString().replace(/\.\d+Z$/, 'Z').replaceAll(':', '-')
-  return path.join(stateDir, 'runs', `${time}-${scenario.replaceAll(/[^\w.-]+/g, '_')}`)
+  return path.join(runsDirOf(stateDir), `${time}-${scenario.replaceAll(/[^\w.-]+/g, '_')}`)
 }
 
 /** Writes run.json into the run folder (the exact scenario it ran) and last-run.json into the state dir. */

@@ -44,7 +44,8 @@ export type SpawnActorOptions = {
   account: number
   /** Arguments after `gensyn`, e.g. ['solve', '--loop']. */
   args: string[]
-  logDir: string
+  /** Folders its `<name>.log` is appended to: the state dir's logs/ (the latest, tailed live) and the run folder's own. */
+  logDirs: readonly string[]
   /** Extra environment for the process (on top of ours). */
   env?: Record<string, string> | undefined
   onJson?: (value: Record<string, unknown>) => void
@@ -54,11 +55,14 @@ const runScript = path.join(packageRoot, 'bin', 'run.js')
 
 /**
  * Starts one actor as its own process running the same CLI a user runs. Its stdout and stderr go to
- * `<logDir>/<name>.log`; JSON lines on stdout are handed to `onJson`. The child gets our pid so it stops
+ * `<dir>/<name>.log` in every one of `logDirs`; JSON lines on stdout are handed to `onJson`. The child gets our pid so it stops
  * by itself if we die without a chance to stop it.
  */
 export function spawnActor(options: SpawnActorOptions): ActorHandle {
-  const log = createWriteStream(path.join(options.logDir, `${options.name}.log`), {flags: 'a'})
+  const logs = options.logDirs.map((dir) => createWriteStream(path.join(dir, `${options.name}.log`), {flags: 'a'}))
+  const writeLog = (chunk: string | Buffer) => {
+    for (const log of logs) log.write(chunk)
+  }
   const child = execa(process.execPath, [runScript, ...options.args], {
     env: {...options.env, GENSYN_PARENT_PID: String(process.pid), FORCE_COLOR: '0'},
     stdin: 'ignore',
@@ -71,7 +75,7 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
   let error: string | undefined
   const lines = createInterface({input: child.stdout!})
   lines.on('line', (line) => {
-    log.write(`${line}\n`)
+    writeLog(`${line}\n`)
     if (!line.startsWith('{')) return
     try {
       const value = JSON.parse(line) as Record<string, unknown>
@@ -83,13 +87,14 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
     }
   })
   child.stderr!.on('data', (chunk: Buffer) => {
-    log.write(chunk)
+    writeLog(chunk)
     stderrTail = (stderrTail + chunk.toString()).slice(-2000)
   })
   let exit: ActorExit | undefined
   let killed = false
-  const exited: Promise<ActorExit> = child.then((result) => {
-    log.end()
+  const exited: Promise<ActorExit> = child.then(async (result) => {
+    // Flushed before the exit is known, so whoever reads the logs then (a report, a test) reads them whole.
+    await Promise.all(logs.map((log) => new Promise<void>((resolve) => log.end(() => resolve()))))
     exit = {exitCode: result.exitCode, signal: result.signal, stderrTail, error}
     return exit
   })
