@@ -59,7 +59,12 @@ const runScript = path.join(packageRoot, 'bin', 'run.js')
  * by itself if we die without a chance to stop it.
  */
 export function spawnActor(options: SpawnActorOptions): ActorHandle {
-  const logs = options.logDirs.map((dir) => createWriteStream(path.join(dir, `${options.name}.log`), {flags: 'a'}))
+  const logs = options.logDirs.map((dir) => {
+    const log = createWriteStream(path.join(dir, `${options.name}.log`), {flags: 'a'})
+    // A log that cannot be written (a full disk) must not bring the devnet down: the actor's own failure says why.
+    log.on('error', () => {})
+    return log
+  })
   const writeLog = (chunk: string | Buffer) => {
     for (const log of logs) log.write(chunk)
   }
