@@ -1,3 +1,5 @@
+import {isAlive} from '../sim/devnetProcesses.js'
+
 /**
  * Runs a role loop with an AbortSignal that the first Ctrl-C (or SIGTERM) fires, so the loop finishes its
  * current transaction and returns; a second Ctrl-C exits at once. Checkpoints already stored are kept.
@@ -28,9 +30,10 @@ function watchParent(controller: AbortController): NodeJS.Timeout | undefined {
   const parentPid = Number(process.env.GENSYN_PARENT_PID)
   if (!parentPid) return undefined
   const timer = setInterval(() => {
-    try {
-      process.kill(parentPid, 0)
-    } catch {
+    // isAlive counts a zombie as gone: a killed devnet whose own parent was init (devnet up --detach) may stay
+    // unreaped for a while, and kill(pid, 0) alone would keep its actors running after it.
+    if (!isAlive(parentPid)) {
+      clearInterval(timer)
       controller.abort()
       setTimeout(() => process.exit(1), 2000).unref()
     }
