@@ -108,8 +108,12 @@ describe('gensyn devnet up: the live dashboard under tmux (real devnet, 80x24)',
     const listed = processes.actors.flatMap((actor) => (actor.pid === undefined ? [] : [actor.pid]))
     const pids = [processes.devnetPid, ...(processes.anvilPid === undefined ? [] : [processes.anvilPid]), ...listed]
     await waitFor(() => (pids.every((pid) => !isAlive(pid)) ? true : undefined), 10_000, 'every devnet process to be gone')
-    assert.deepEqual(processesMatching(stateDir), [], 'a process still names the state dir')
-    assert.ok(existsSync(path.join(stateDir, 'report.json')), 'q skipped the report')
+    // The pane's shell writes the exit code just before it ends; tmux's own server (whose command line names the
+    // state dir too) goes a moment later, with the session.
     await waitFor(async () => ((await tmux('has-session', '-t', session)).exitCode === 0 ? undefined : true), 10_000, 'the tmux session to end with its command')
+    await waitFor(() => (processesMatching(stateDir).length === 0 ? true : undefined), 5_000, 'no process naming the state dir').catch(() => {
+      assert.deepEqual(processesMatching(stateDir), [], 'a process still names the state dir')
+    })
+    assert.ok(existsSync(path.join(stateDir, 'report.json')), 'q skipped the report')
   })
 })

@@ -165,7 +165,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           }
         },
       ),
-      {numRuns: RUNS, seed: process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined},
+      // includeErrorInReport: the broken invariant itself is in the failure, not only the counterexample.
+      {numRuns: RUNS, seed: process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : undefined, includeErrorInReport: true},
     )
     const seconds = (Date.now() - started) / 1000
     console.log(`      ${RUNS} sequences, ${actionsRun} actions, ${transactions} transactions (${reverted} reverted) in ${seconds.toFixed(1)} s`)
