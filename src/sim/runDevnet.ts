@@ -8,6 +8,7 @@ import {exitReason} from './spawnActor.js'
 import {crashReport} from './report/crashReport.js'
 import {reportWithoutChain} from './report/reportWithoutChain.js'
 import {writeReportFiles, writeReportJson} from './report/writeReportFiles.js'
+import {STOPPED_BY_USER} from './report/types.js'
 import {recordRun, runFolder} from './runRecord.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
@@ -110,7 +111,7 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
     stopping = true
     await devnet.stopActors()
     if (submissions.length === 0) submissions = await jobs
-    const cutShort = chainDied ?? (crash ? `devnet stopped: ${crash}` : options.signal.aborted && untilSettled ? 'interrupted (Ctrl-C or q) before every job settled' : undefined)
+    const cutShort = chainDied ?? (crash ? `devnet stopped: ${crash}` : options.signal.aborted && untilSettled ? STOPPED_BY_USER : undefined)
     const report = await readReport(devnet, submissions, cutShort, chainDied !== undefined, () => [...seenTasks.values()], options.scenario)
     if (deadline.aborted && untilSettled && !durationOver?.aborted) {
       report.failures.push(`timed out after ${timeoutSeconds} s`)

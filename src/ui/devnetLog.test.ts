@@ -1,12 +1,27 @@
 import assert from 'node:assert/strict'
+import {readFileSync} from 'node:fs'
+import path from 'node:path'
 
-import {segmentOutcome} from './devnetLog.js'
+import {repoRoot} from '../../test/helpers/cli.js'
+import type {DevnetReport} from '../sim/buildReport.js'
+import {STOPPED_BY_USER} from '../sim/report/types.js'
+import {renderReport} from './devnetLog.js'
 
-describe('segmentOutcome', () => {
-  it('tells a bit-for-bit replay from one within the tolerance-mode thresholds and from a mismatch', () => {
-    assert.equal(segmentOutcome({match: true, hashMatch: true}), 'matches')
-    assert.equal(segmentOutcome({match: true}), 'matches', 'events from before hashMatch was reported')
-    assert.equal(segmentOutcome({match: true, hashMatch: false}), 'within the thresholds')
-    assert.equal(segmentOutcome({match: false, hashMatch: false}), 'DIFFERS')
+/** A real smoke run's report (test/fixtures/reports), cut short for `reason`. */
+function cutShort(reason: string): DevnetReport {
+  const report = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/reports/smoke.json'), 'utf8')) as DevnetReport
+  return {...report, ok: false, failures: [...report.failures, reason], partial: {reason, chainRead: true}}
+}
+
+describe('renderReport: the verdict line', () => {
+  it('a run the user stopped (Ctrl-C, q) is partial and not judged, not FAILED', () => {
+    const text = renderReport(cutShort(STOPPED_BY_USER))
+    assert.match(text, /scenario smoke: stopped by you \(Ctrl-C or q\) before every job settled; the report is partial/)
+    assert.doesNotMatch(text, /FAILED/)
+  })
+
+  it('a run cut short by anything else FAILED, and says why', () => {
+    const text = renderReport(cutShort('devnet stopped: solver-1 crashed 5 times'))
+    assert.match(text, /scenario smoke FAILED:\n {2}devnet stopped: solver-1 crashed 5 times/)
   })
 })

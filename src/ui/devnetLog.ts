@@ -4,6 +4,7 @@ import type {DevnetReport} from '../sim/buildReport.js'
 import type {DevnetEvent} from '../sim/createDevnet.js'
 import {describeCrash} from '../sim/superviseActor.js'
 import {disputeColumns, disputeRow, ledgerColumns, ledgerRow} from '../sim/report/tableRows.js'
+import {STOPPED_BY_USER} from '../sim/report/types.js'
 import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import type {SettleOutcome} from '../protocol/marketActions.js'
 import {renderPriceChart} from './priceChart.js'
@@ -166,7 +167,11 @@ export function renderReport(report: DevnetReport): string {
   const conservation = report.conservation.ok
     ? `money conserved: every wei accounted for (gas fees ${formatEther(BigInt(report.conservation.gasFees))} ETH, burned ${formatEther(BigInt(report.conservation.burned))} ETH)`
     : `MONEY NOT CONSERVED: before ${report.conservation.totalBefore}, after ${report.conservation.totalAfter} + fees ${report.conservation.gasFees}`
-  const verdict = report.ok ? `scenario ${report.scenario}: every expectation held` : `scenario ${report.scenario} FAILED:\n  ${report.failures.join('\n  ')}`
+  const verdict = report.ok
+    ? `scenario ${report.scenario}: every expectation held`
+    : report.partial?.reason === STOPPED_BY_USER
+      ? `scenario ${report.scenario}: stopped by you (Ctrl-C or q) before every job settled; the report is partial, its expectations not judged`
+      : `scenario ${report.scenario} FAILED:\n  ${report.failures.join('\n  ')}`
   return ['', tasks, '', ledger, '', accounts, '', disputes, ...slashes, jackpotLine, '', ...renderDetection(report), '', ...renderMarket(report), '', conservation, verdict].join('\n')
 }
 

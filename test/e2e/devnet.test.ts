@@ -163,6 +163,15 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       )
       assert.equal(settled.verdict, 'accepted')
 
+      // For people: ether with its symbol, times against the chain's clock, hashes shortened to fit 80 columns.
+      const human = await runGensyn(['tasks', 'show', '1', '--state-dir', stateDir])
+      assert.equal(human.exitCode, 0, String(human.stderr))
+      const shown = String(human.stdout)
+      assert.match(shown, /^escrow\s+\d+(\.\d+)? ETH$/m)
+      assert.match(shown, /^price\s+\d+(\.\d+)? gwei\/WU$/m)
+      assert.match(shown, /^submittedAt\s+.+ ago \(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\)$/m)
+      for (const line of shown.split('\n')) assert.ok(line.length <= 80, `wider than 80 columns: ${line}`)
+
       const list = await runGensyn(['tasks', 'list', '--json', '--state-dir', stateDir])
       assert.equal(list.exitCode, 0, String(list.stderr))
       assert.deepEqual((JSON.parse(String(list.stdout)) as {id: string}[]).map((task) => task.id), ['1'])

@@ -5,11 +5,13 @@ import {getTask} from '../../protocol/getTask.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {connectOptionsFrom} from '../../ui/connectOptions.js'
 import {connectionFlags} from '../../ui/flags.js'
+import {taskToText} from '../../ui/taskText.js'
 import {taskToJson} from '../../ui/taskView.js'
 import {parseTaskId} from '../../ui/parseTaskId.js'
 
 export default class TasksShow extends BaseCommand {
   static override summary = 'Show one task: its status, parties, escrow, proof and verdict.'
+  static override description = 'Amounts in ETH and gwei per work unit, times relative to the chain\'s clock (with the UTC time), long hashes shortened; --json gives the exact values (wei, unix seconds, full hashes).'
   static override examples = [
     {description: 'Task 1 on the local devnet', command: '<%= config.bin %> <%= command.id %> 1'},
     {description: 'Its proof root, for a script', command: '<%= config.bin %> <%= command.id %> 1 --json | jq -r .proofRoot'},
@@ -21,9 +23,13 @@ export default class TasksShow extends BaseCommand {
     const {args, flags} = await this.parse(TasksShow)
     const taskId = parseTaskId(args.id)
     const connection = await connect(connectOptionsFrom(flags))
-    const view = taskToJson(await getTask(connection, taskId))
-    const width = Math.max(...Object.keys(view).map((key) => key.length))
-    for (const [key, value] of Object.entries(view)) this.log(`${key.padEnd(width)}  ${String(value)}`)
-    return view
+    const task = await getTask(connection, taskId)
+    if (!this.jsonEnabled()) {
+      const {timestamp} = await connection.publicClient.getBlock({blockTag: 'latest'})
+      const rows = taskToText(task, timestamp)
+      const width = Math.max(...rows.map(([key]) => key.length))
+      for (const [key, value] of rows) this.log(`${key.padEnd(width)}  ${value}`)
+    }
+    return taskToJson(task)
   }
 }

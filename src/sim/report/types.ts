@@ -71,3 +71,6 @@ export type RunHistory = {
   detection: DetectionRow[]
   gas: GasByPhase
 }
+
+/** A partial report's reason when the user stopped the run (Ctrl-C, or q on the dashboard): not a failure of the run. */
+export const STOPPED_BY_USER = 'interrupted (Ctrl-C or q) before every job settled'
