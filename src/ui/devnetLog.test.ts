@@ -5,7 +5,7 @@ import path from 'node:path'
 import {repoRoot} from '../../test/helpers/cli.js'
 import type {DevnetReport} from '../sim/buildReport.js'
 import {STOPPED_BY_USER} from '../sim/report/types.js'
-import {renderReport} from './devnetLog.js'
+import {renderReport, segmentOutcome} from './devnetLog.js'
 
 /** A real smoke run's report (test/fixtures/reports), cut short for `reason`. */
 function cutShort(reason: string): DevnetReport {
@@ -23,5 +23,14 @@ describe('renderReport: the verdict line', () => {
   it('a run cut short by anything else FAILED, and says why', () => {
     const text = renderReport(cutShort('devnet stopped: solver-1 crashed 5 times'))
     assert.match(text, /scenario smoke FAILED:\n {2}devnet stopped: solver-1 crashed 5 times/)
+  })
+})
+
+describe('segmentOutcome', () => {
+  it('tells a bit-for-bit replay from one within the tolerance-mode thresholds and from a mismatch', () => {
+    assert.equal(segmentOutcome({match: true, hashMatch: true}), 'matches')
+    assert.equal(segmentOutcome({match: true}), 'matches', 'events from before hashMatch was reported')
+    assert.equal(segmentOutcome({match: true, hashMatch: false}), 'within the thresholds')
+    assert.equal(segmentOutcome({match: false, hashMatch: false}), 'DIFFERS')
   })
 })
