@@ -3,6 +3,7 @@ import type {TopLevelSpec} from 'vega-lite'
 import type {DevnetReport} from '../../buildReport.js'
 import {balancesChart} from './balancesChart.js'
 import {detectionChart} from './detectionChart.js'
+import {economicsChart} from './economicsChart.js'
 import {gasChart} from './gasChart.js'
 import {priceChart} from './priceChart.js'
 import {renderSvg} from './renderSvg.js'
@@ -26,4 +27,4 @@ export async function renderCharts(report: DevnetReport): Promise<Map<ChartFile,
   return rendered
 }
 
-export {balancesChart, detectionChart, gasChart, priceChart, renderSvg, timelineChart}
+export {balancesChart, detectionChart, economicsChart, gasChart, priceChart, renderSvg, timelineChart}
