@@ -1,7 +1,8 @@
 import {type Hex, keccak256, toHex} from 'viem'
 
 import {type DisputeAgentEvent, createDisputeAgent} from '../dispute/createDisputeAgent.js'
-import {roleRegistryAbi} from '../chain/generated/index.js'
+import {roleRegistryAbi, taskMarketAbi} from '../chain/generated/index.js'
+import {type WhistleblowerDecision, whistleblowerDecision} from '../economics/whistleblowerRule.js'
 import type {SegmentReplay} from '../pol/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {type ChallengeClaim, readCommittedClaim} from '../protocol/challengeCommitment.js'
@@ -9,6 +10,7 @@ import {commitChallenge, openChallenge} from '../protocol/disputeActions.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
 import {isRevert, toProtocolError} from '../protocol/errors.js'
 import {getChallenges} from '../protocol/getChallenges.js'
+import {getProtocolParams} from '../protocol/getProtocolParams.js'
 import {listTasks} from '../protocol/listTasks.js'
 import {sendContractTransaction} from '../protocol/sendContractTransaction.js'
 import type {Task} from '../protocol/types.js'
@@ -27,6 +29,11 @@ export type WhistleblowerEvent =
   /** It joined (or left) the active whistleblowers; `active` is the count after the change. */
   | {type: 'joined'; active: bigint}
   | {type: 'left'; active: bigint}
+  /**
+   * Its join-or-leave decision (the litepaper's payout rule, src/economics/whistleblowerRule.ts) with the inputs it
+   * read: emitted when the action or an input changes, so the log shows why it joined, stayed or left.
+   */
+  | ({type: 'decision'; active: bigint; isActive: boolean; jackpot: bigint; jackpotCap: bigint; forcedErrorBps: number; checkCost: bigint; maxActive: bigint} & WhistleblowerDecision)
   | {type: 'checking'; taskId: bigint}
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
   | {type: 'clean'; taskId: bigint; segments: number[]}
@@ -48,6 +55,11 @@ export type WhistleblowerOptions = {
   loop: boolean
   /** It joins while fewer than this many whistleblowers are active, and leaves when more are (default 3). */
   maxActive?: number | undefined
+  /**
+   * Its cost to re-check one task, in wei (default 0): it joins only while its share of the expected jackpot
+   * (min(jackpot, cap) × forcedErrorBps / 10000 / active whistleblowers) covers it, and leaves when it no longer does.
+   */
+  checkCost?: bigint | undefined
   /** Segments replayed per task when a proof has more than 8 (default 2). */
   segmentsToCheck?: number | undefined
   /** `griefer` challenges correct work with made-up hashes, without replaying anything. */
@@ -97,6 +109,8 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
   const me = connection.account.address
   const strategy = options.strategy ?? 'honest'
   const maxActive = BigInt(options.maxActive ?? 3)
+  const checkCost = options.checkCost ?? 0n
+  let lastDecision = ''
   const summary: WhistleblowerSummary = {checked: [], challenged: []}
   const seen = new Set<string>()
   const challenged = new Set<bigint>()
@@ -164,20 +178,27 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     },
   }
 
-  /** Joins or leaves the active set (litepaper rule); returns whether it is active now. */
+  /** Joins or leaves the active set by the litepaper's payout rule; returns whether it is active now. */
   async function updateMembership(): Promise<boolean> {
-    const [count, isActive] = await Promise.all([
+    const [active, isActive, jackpot, params] = await Promise.all([
       readRegistry<bigint>('activeWhistleblowers', []),
       readRegistry<boolean>('isWhistleblowing', [me]),
+      readJackpot(),
+      getProtocolParams(connection),
     ])
-    if (!isActive && count < maxActive) {
-      const after = await setWhistleblowing(true)
-      emit({type: 'joined', active: after})
+    const inputs = {active, isActive, jackpot, jackpotCap: params.jackpotCap, forcedErrorBps: params.forcedErrorBps, checkCost, maxActive}
+    const decision = whistleblowerDecision(inputs)
+    const key = JSON.stringify({...inputs, action: decision.action}, (_, value: unknown) => (typeof value === 'bigint' ? value.toString() : value))
+    if (key !== lastDecision) {
+      lastDecision = key
+      emit({type: 'decision', ...inputs, ...decision})
+    }
+    if (decision.action === 'join') {
+      emit({type: 'joined', active: await setWhistleblowing(true)})
       return true
     }
-    if (isActive && count > maxActive) {
-      const after = await setWhistleblowing(false)
-      emit({type: 'left', active: after})
+    if (decision.action === 'leave') {
+      emit({type: 'left', active: await setWhistleblowing(false)})
       return false
     }
     return isActive
@@ -226,6 +247,14 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
   async function setWhistleblowing(active: boolean): Promise<bigint> {
     await sendContractTransaction(connection, {address: connection.contracts.registry, abi: roleRegistryAbi, functionName: 'setWhistleblowing', args: [active]})
     return readRegistry<bigint>('activeWhistleblowers', [])
+  }
+
+  async function readJackpot(): Promise<bigint> {
+    try {
+      return await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'jackpot'})
+    } catch (error) {
+      throw toProtocolError('jackpot', error)
+    }
   }
 
   async function readRegistry<T>(functionName: 'activeWhistleblowers' | 'isWhistleblowing', args: readonly unknown[]): Promise<T> {

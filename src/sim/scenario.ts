@@ -60,6 +60,8 @@ const whistleblowerSchema = z.strictObject({
   strategy: z.enum(['honest', 'griefer']).default('honest').describe('griefer challenges honest work with made-up claims'),
   /** The litepaper's payout threshold: it joins while fewer whistleblowers are active, leaves above it. */
   maxActive: z.number().int().min(1).max(50).default(3).describe('it re-checks while fewer whistleblowers than this are active on a task'),
+  /** Its cost to re-check a task (ETH): it joins only while its share of the expected jackpot covers it (docs/economics.md). */
+  checkCost: ether.default('0').describe('ETH a re-check costs it: it joins while its share of the expected jackpot covers that, leaves when it does not'),
 })
 export type ScenarioWhistleblower = z.infer<typeof whistleblowerSchema>
 
@@ -97,7 +99,7 @@ export const scenarioSchema = z.strictObject({
       /** A count of honest solvers, or one entry per solver with its strategy (docs/adversaries.md). */
       solvers: actorList(solverSchema, () => ({...honestSolver}), 2).describe('a count of honest solvers, or one entry per solver'),
       verifiers: actorList(verifierSchema, () => ({...honestVerifier, colludeWith: []}), 2).describe('a count of honest verifiers, or one entry per verifier'),
-      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3}), 0).describe('a count of honest whistleblowers, or one entry per whistleblower'),
+      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3, checkCost: '0'}), 0).describe('a count of honest whistleblowers, or one entry per whistleblower'),
     })
     .describe('the actors per role; each runs as its own gensyn process')
     .default({

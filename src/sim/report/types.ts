@@ -70,4 +70,9 @@ export type RunHistory = {
   timeline: TaskTimeline
   detection: DetectionRow[]
   gas: GasByPhase
+  /** Whistleblowers joining and leaving the active set (absent in reports written before it was recorded). */
+  whistleblowers?: WhistleblowerPoint[]
 }
+
+/** One whistleblower joining or leaving the active set, and how many were active after it. */
+export type WhistleblowerPoint = {seconds: number; block: string; account: string; joined: boolean; active: number}
