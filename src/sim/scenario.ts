@@ -183,6 +183,11 @@ export const scenarioSchema = z.strictObject({
       allSettled: z.boolean().default(true).describe('every task of the scenario settles; false for a run by durationSeconds that may end first'),
       /** Actors (by name, e.g. `lazy-verifier-1`) that must have lost stake to a slash. */
       slashed: z.array(z.string().min(1)).default([]).describe('actors (by name, e.g. cheater-1, lazy-verifier-1) that must lose stake to a slash'),
+      /**
+       * Cheaters whose faked proofs may pass unsampled: a scenario that measures a detection rate below 1
+       * (`economics`) expects some of their tasks to be paid, which otherwise fails the run.
+       */
+      paidCheaters: z.array(z.string().min(1)).default([]).describe('cheaters (by name) whose faked proofs may pass unsampled: their paid tasks are not failures (a scenario that measures a detection rate below 1)'),
       /** Actors that must have been paid from the jackpot. */
       jackpotPaid: z.array(z.string().min(1)).default([]).describe('actors that must be paid from the jackpot'),
       /** Outcomes every dispute of the run must be among, and how many disputes there must be at least. */
@@ -197,7 +202,7 @@ export const scenarioSchema = z.strictObject({
       /** The market price must rise above where it was when the first solver withdrew its offer. */
       priceRises: z.boolean().default(false).describe('the posted price must rise after the first solver withdraws its offer'),
     })
-    .default({verdict: 'accepted', allSettled: true, slashed: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false})
+    .default({verdict: 'accepted', allSettled: true, slashed: [], paidCheaters: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false})
     .describe('what must hold at the end; any failure makes the run exit 1. Always checked: money is conserved to the wei and no honest actor is slashed'),
   chaos: z
     .strictObject({
