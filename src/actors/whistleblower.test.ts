@@ -13,6 +13,7 @@ import {trainJob, type TrainResult} from '../ml/train/trainJob.js'
 import {connect, requireSigner, type SignedConnection} from '../protocol/connect.js'
 import {ensureRegistered, getStake} from '../protocol/ensureRegistered.js'
 import {getTask} from '../protocol/getTask.js'
+import {readWhistleblowerHistory} from '../sim/report/readWhistleblowerHistory.js'
 import {packageRoot} from '../sim/scenario.js'
 import {acceptedTask, mine} from '../../test/helpers/acceptedTask.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
@@ -148,5 +149,12 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     const decisions = events.flatMap((event) => (event.type === 'decision' ? [event.action] : []))
     assert.deepEqual(decisions, ['leave', 'stay out'])
     assert.equal(events.some((event) => event.type === 'joined'), false, 'it does not come back while checking does not pay')
+    // the report's series: every join and leave from the registry's events, the last one this leave
+    const history = await readWhistleblowerHistory(wb1, 0n, await wb1.publicClient.getBlockNumber({cacheTime: 0}), async () => 0, (address) => (address === wb1.account.address ? 'wb1' : address))
+    const last = history.at(-1)
+    const left = events.find((event) => event.type === 'left')
+    assert.ok(last && left?.type === 'left')
+    assert.deepEqual({account: last.account, joined: last.joined, active: last.active}, {account: 'wb1', joined: false, active: Number(left.active)})
+    assert.ok(history.some((point) => point.account === 'wb1' && point.joined))
   })
 })
