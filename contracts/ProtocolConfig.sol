@@ -147,7 +147,7 @@ contract ProtocolConfig {
             slashWinnerBps: 5000,
             slashTreasuryBps: 3000,
             slashBurnBps: 2000,
-            forcedErrorBps: 500,
+            forcedErrorBps: 1000,
             jackpotCap: 1 ether,
             maxChallengers: 3,
             committeeSize: 3,

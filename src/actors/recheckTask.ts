@@ -5,9 +5,10 @@ import {type ProofManifest, replaySegment, RuntimeMismatchError, type SegmentRep
 import type {Connection} from '../protocol/connect.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import type {Task} from '../protocol/types.js'
+import {checkEveryRecheckSegmentUpTo} from '../economics/recheckLimit.js'
 
-/** A proof with at most this many segments is re-checked whole; a longer one in `segmentsToCheck` random segments. */
-export const checkEverySegmentUpTo = 8
+/** A proof with at most this many segments is re-checked whole; a longer one in `segmentsToCheck` random segments (the economics counts the same). */
+export const checkEverySegmentUpTo = checkEveryRecheckSegmentUpTo
 
 export type RecheckResult = {
   taskId: bigint

@@ -13,6 +13,7 @@ import {trainJob, type TrainResult} from '../ml/train/trainJob.js'
 import {connect, requireSigner, type SignedConnection} from '../protocol/connect.js'
 import {ensureRegistered, getStake} from '../protocol/ensureRegistered.js'
 import {getTask} from '../protocol/getTask.js'
+import {readWhistleblowerHistory} from '../sim/report/readWhistleblowerHistory.js'
 import {packageRoot} from '../sim/scenario.js'
 import {acceptedTask, mine} from '../../test/helpers/acceptedTask.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
@@ -123,5 +124,37 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     assert.ok(events.some((event) => event.type === 'dispute' && event.event.type === 'resolved' && event.event.outcome === 'ProverWon'))
     const after = await getStake(wb1, wb1.account.address)
     assert.equal(after.free + after.locked, before.free + before.locked - parseEther('0.2'), 'it lost exactly its deposit')
+  })
+
+  it('leaves when its share of the expected jackpot no longer covers its re-check cost, logging the decision with its inputs', async () => {
+    // this devnet has no forced errors (forcedErrorBps 0): the jackpot pays a whistleblower nothing per task
+    const free = createWhistleblower({connection: wb1, maxActive: 3})
+    await free.start()
+    await free.tick() // active now, as the threshold rule (a cost of 0) lets it be
+    const events: WhistleblowerEvent[] = []
+    const costly = createWhistleblower({connection: wb1, maxActive: 3, checkCost: parseEther('0.001'), onEvent: (event) => events.push(event)})
+    await costly.start()
+    await costly.tick()
+    const decision = events.find((event) => event.type === 'decision')
+    assert.ok(decision?.type === 'decision')
+    assert.equal(decision.action, 'leave')
+    assert.equal(decision.isActive, true)
+    assert.equal(decision.forcedErrorBps, 0)
+    assert.equal(decision.jackpotCap, parseEther('1'))
+    assert.equal(decision.checkCost, parseEther('0.001'))
+    assert.equal(decision.expectedPayout, 0n)
+    assert.match(decision.reason, /^payout 0 below cost 1000000000000000 with \d+ active$/)
+    assert.ok(events.some((event) => event.type === 'left'))
+    await costly.tick()
+    const decisions = events.flatMap((event) => (event.type === 'decision' ? [event.action] : []))
+    assert.deepEqual(decisions, ['leave', 'stay out'])
+    assert.equal(events.some((event) => event.type === 'joined'), false, 'it does not come back while checking does not pay')
+    // the report's series: every join and leave from the registry's events, the last one this leave
+    const history = await readWhistleblowerHistory(wb1, 0n, await wb1.publicClient.getBlockNumber({cacheTime: 0}), async () => 0, (address) => (address === wb1.account.address ? 'wb1' : address))
+    const last = history.at(-1)
+    const left = events.find((event) => event.type === 'left')
+    assert.ok(last && left?.type === 'left')
+    assert.deepEqual({account: last.account, joined: last.joined, active: last.active}, {account: 'wb1', joined: false, active: Number(left.active)})
+    assert.ok(history.some((point) => point.account === 'wb1' && point.joined))
   })
 })

@@ -1,16 +1,14 @@
 import {type Hex, keccak256, toHex} from 'viem'
 
 import {type DisputeAgentEvent, createDisputeAgent} from '../dispute/createDisputeAgent.js'
-import {roleRegistryAbi} from '../chain/generated/index.js'
 import type {SegmentReplay} from '../pol/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {type ChallengeClaim, readCommittedClaim} from '../protocol/challengeCommitment.js'
 import {commitChallenge, openChallenge} from '../protocol/disputeActions.js'
 import {ensureRegistered} from '../protocol/ensureRegistered.js'
-import {isRevert, toProtocolError} from '../protocol/errors.js'
+import {isRevert} from '../protocol/errors.js'
 import {getChallenges} from '../protocol/getChallenges.js'
 import {listTasks} from '../protocol/listTasks.js'
-import {sendContractTransaction} from '../protocol/sendContractTransaction.js'
 import type {Task} from '../protocol/types.js'
 import type {BlobStore} from '../store/types.js'
 import {chainTime} from './chainTime.js'
@@ -18,15 +16,14 @@ import {recheckTask} from './recheckTask.js'
 import {pumpExpire, pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
 import {sleep} from './sleep.js'
+import {type MembershipEvent, updateMembership} from './updateMembership.js'
 
 export const whistleblowerStrategies = ['honest', 'griefer'] as const
 export type WhistleblowerStrategy = (typeof whistleblowerStrategies)[number]
 
 export type WhistleblowerEvent =
   | {type: 'ready'; address: Hex; strategy: WhistleblowerStrategy}
-  /** It joined (or left) the active whistleblowers; `active` is the count after the change. */
-  | {type: 'joined'; active: bigint}
-  | {type: 'left'; active: bigint}
+  | MembershipEvent
   | {type: 'checking'; taskId: bigint}
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
   | {type: 'clean'; taskId: bigint; segments: number[]}
@@ -48,6 +45,11 @@ export type WhistleblowerOptions = {
   loop: boolean
   /** It joins while fewer than this many whistleblowers are active, and leaves when more are (default 3). */
   maxActive?: number | undefined
+  /**
+   * Its cost to re-check one task, in wei (default 0): it joins only while its share of the expected jackpot
+   * (min(jackpot, cap) × forcedErrorBps / 10000 / active whistleblowers) covers it, and leaves when it no longer does.
+   */
+  checkCost?: bigint | undefined
   /** Segments replayed per task when a proof has more than 8 (default 2). */
   segmentsToCheck?: number | undefined
   /** `griefer` challenges correct work with made-up hashes, without replaying anything. */
@@ -72,8 +74,9 @@ export type Whistleblower = {
 
 /**
  * The litepaper's whistleblower (docs/disputes.md, "Forced errors, the jackpot and whistleblowers"): it stakes
- * its challenge deposit, joins the active set while `activeWhistleblowers < maxActive` and leaves when the
- * count rises above it; while active it picks a random accepted task in its challenge window that it has not
+ * its challenge deposit, joins the active set while `activeWhistleblowers < maxActive` and its share of the
+ * expected jackpot covers `checkCost`, and leaves when the count rises above it or the share no longer covers
+ * the cost (updateMembership, docs/economics.md); while active it picks a random accepted task in its challenge window that it has not
  * checked, replays its segments (all of them up to 8, else `segmentsToCheck` random ones) and commits to a
  * challenge of the first mismatch with its replay's hash, which it opens in the open window (docs/security.md,
  * finding 6). Every iteration it opens what is due, plays its disputes (the dispute agent) and pumps settle on the
@@ -97,6 +100,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
   const me = connection.account.address
   const strategy = options.strategy ?? 'honest'
   const maxActive = BigInt(options.maxActive ?? 3)
+  const membership = {connection, checkCost: options.checkCost ?? 0n, maxActive, lastDecision: '', emit}
   const summary: WhistleblowerSummary = {checked: [], challenged: []}
   const seen = new Set<string>()
   const challenged = new Set<bigint>()
@@ -128,7 +132,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
       emit({type: 'ready', address: me, strategy})
     },
     async tick() {
-      const active = await updateMembership()
+      const active = await updateMembership(membership)
       await agent.poll()
       const tasks = await listTasks(connection)
       const now = await chainTime(connection)
@@ -162,25 +166,6 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
       }
       return true
     },
-  }
-
-  /** Joins or leaves the active set (litepaper rule); returns whether it is active now. */
-  async function updateMembership(): Promise<boolean> {
-    const [count, isActive] = await Promise.all([
-      readRegistry<bigint>('activeWhistleblowers', []),
-      readRegistry<boolean>('isWhistleblowing', [me]),
-    ])
-    if (!isActive && count < maxActive) {
-      const after = await setWhistleblowing(true)
-      emit({type: 'joined', active: after})
-      return true
-    }
-    if (isActive && count > maxActive) {
-      const after = await setWhistleblowing(false)
-      emit({type: 'left', active: after})
-      return false
-    }
-    return isActive
   }
 
   /** Re-checks one task and commits to a challenge on a mismatch (a griefer commits without looking). */
@@ -220,19 +205,6 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
         return false
       }
       throw error
-    }
-  }
-
-  async function setWhistleblowing(active: boolean): Promise<bigint> {
-    await sendContractTransaction(connection, {address: connection.contracts.registry, abi: roleRegistryAbi, functionName: 'setWhistleblowing', args: [active]})
-    return readRegistry<bigint>('activeWhistleblowers', [])
-  }
-
-  async function readRegistry<T>(functionName: 'activeWhistleblowers' | 'isWhistleblowing', args: readonly unknown[]): Promise<T> {
-    try {
-      return (await connection.publicClient.readContract({address: connection.contracts.registry, abi: roleRegistryAbi, functionName, args} as never)) as T
-    } catch (error) {
-      throw toProtocolError(functionName, error)
     }
   }
 }

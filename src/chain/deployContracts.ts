@@ -45,7 +45,7 @@ export const defaultProtocolParams: Readonly<ProtocolParams> = {
   slashWinnerBps: 5000,
   slashTreasuryBps: 3000,
   slashBurnBps: 2000,
-  forcedErrorBps: 500,
+  forcedErrorBps: 1000,
   jackpotCap: parseEther('1'),
   maxChallengers: 3,
   committeeSize: 3,

@@ -1,4 +1,5 @@
 import {Flags} from '@oclif/core'
+import {formatEther, parseEther} from 'viem'
 
 import {type ChallengeOnceEvent, type ChallengeOnceResult, challengeOnce} from '../actors/challengeOnce.js'
 import {runWhistleblower, type WhistleblowerEvent, type WhistleblowerStrategy, whistleblowerStrategies} from '../actors/whistleblower.js'
@@ -28,6 +29,10 @@ export default class Challenge extends BaseCommand {
     wait: Flags.boolean({description: 'With --task: play the dispute and settle until the challenge is decided.', dependsOn: ['task']}),
     loop: Flags.boolean({description: 'Keep watching the market until interrupted (the litepaper strategy).'}),
     'max-active': Flags.integer({description: 'With --loop: join while fewer whistleblowers than this are active, leave when more are.', min: 1, default: 3}),
+    'check-cost': Flags.string({
+      description: 'With --loop: what re-checking one task costs you, in ETH. You join only while your share of the expected jackpot (min(jackpot, cap) × forced-error rate / active whistleblowers) covers it, and leave when it no longer does (docs/economics.md).',
+      default: '0',
+    }),
     strategy: Flags.string({
       description: 'With --loop: honest replays; griefer challenges accepted tasks with made-up hashes (docs/adversaries.md).',
       options: [...whistleblowerStrategies],
@@ -46,6 +51,8 @@ export default class Challenge extends BaseCommand {
     if (!flags.task && !flags.loop) throw new InvalidInputError('--task: expected a task id to re-check, or --loop to watch the market')
     if (flags.task !== undefined && flags.strategy !== 'honest') throw new InvalidInputError(`--strategy: ${flags.strategy} plays with --loop only`)
     const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task.trim())
+    if (!/^(0|[1-9][0-9]*)(\.[0-9]{1,18})?$/.test(flags['check-cost'])) throw new InvalidInputError(`--check-cost: expected a decimal ETH amount like "0.01", got "${flags['check-cost']}"`)
+    const checkCost = parseEther(flags['check-cost'])
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     const json = flags.json === true
     const runtime = runtimeIdString(await selectBackend('wasm'))
@@ -74,6 +81,7 @@ export default class Challenge extends BaseCommand {
         connection,
         loop: true,
         maxActive: flags['max-active'],
+        checkCost,
         segmentsToCheck: flags.segments,
         strategy: flags.strategy as WhistleblowerStrategy,
         signal,
@@ -106,6 +114,8 @@ export default class Challenge extends BaseCommand {
         return this.log(`joined the active whistleblowers (${event.active} active)`)
       case 'left':
         return this.log(`left the active whistleblowers (${event.active} active)`)
+      case 'decision':
+        return this.log(`${event.action}: ${event.reason} (jackpot ${formatEther(event.jackpot)} ETH, cap ${formatEther(event.jackpotCap)}, forced errors ${event.forcedErrorBps} bps)`)
       case 'checking':
         return this.log(`task ${event.taskId}: re-checking`)
       case 'segment':

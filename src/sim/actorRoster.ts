@@ -54,8 +54,8 @@ export function actorRoster(scenario: ResolvedScenario, accounts: readonly Devne
     roster.push({account, role: 'verifier', name: nameFor(strategy === 'honest' ? 'verifier' : `${strategy}-verifier`), strategy, args, backend})
   }
   for (const [position, account] of whistleblowers.entries()) {
-    const {strategy, maxActive} = scenario.actors.whistleblowers[position]!
-    const args = ['challenge', '--loop', '--strategy', strategy, '--max-active', String(maxActive)]
+    const {strategy, maxActive, checkCost} = scenario.actors.whistleblowers[position]!
+    const args = ['challenge', '--loop', '--strategy', strategy, '--max-active', String(maxActive), '--check-cost', checkCost]
     roster.push({account, role: 'whistleblower', name: nameFor(strategy === 'honest' ? 'whistleblower' : strategy), strategy, args})
   }
   return roster

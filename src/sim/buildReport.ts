@@ -273,7 +273,8 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
       if (strategyOf(rejection.solver) === 'honest') failures.push(`task ${report.id}: honest solver ${nameOf(rejection.solver)} was rejected`)
     }
     const strategy = strategyOf(report.solver)
-    if (report.status === 'Settled' && report.verdict === 'accepted' && strategy !== undefined && strategy !== 'honest') {
+    const mayPass = scenario.expect.paidCheaters.includes(nameOf(report.solver))
+    if (report.status === 'Settled' && report.verdict === 'accepted' && strategy !== undefined && strategy !== 'honest' && !mayPass) {
       failures.push(`task ${report.id}: the ${strategy} cheater ${nameOf(report.solver)} was paid (its faked segments were not sampled)`)
     }
   }

@@ -60,6 +60,8 @@ const whistleblowerSchema = z.strictObject({
   strategy: z.enum(['honest', 'griefer']).default('honest').describe('griefer challenges honest work with made-up claims'),
   /** The litepaper's payout threshold: it joins while fewer whistleblowers are active, leaves above it. */
   maxActive: z.number().int().min(1).max(50).default(3).describe('it re-checks while fewer whistleblowers than this are active on a task'),
+  /** Its cost to re-check a task (ETH): it joins only while its share of the expected jackpot covers it (docs/economics.md). */
+  checkCost: ether.default('0').describe('ETH a re-check costs it: it joins while its share of the expected jackpot covers that, leaves when it does not'),
 })
 export type ScenarioWhistleblower = z.infer<typeof whistleblowerSchema>
 
@@ -97,7 +99,7 @@ export const scenarioSchema = z.strictObject({
       /** A count of honest solvers, or one entry per solver with its strategy (docs/adversaries.md). */
       solvers: actorList(solverSchema, () => ({...honestSolver}), 2).describe('a count of honest solvers, or one entry per solver'),
       verifiers: actorList(verifierSchema, () => ({...honestVerifier, colludeWith: []}), 2).describe('a count of honest verifiers, or one entry per verifier'),
-      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3}), 0).describe('a count of honest whistleblowers, or one entry per whistleblower'),
+      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3, checkCost: '0'}), 0).describe('a count of honest whistleblowers, or one entry per whistleblower'),
     })
     .describe('the actors per role; each runs as its own gensyn process')
     .default({
@@ -180,6 +182,11 @@ export const scenarioSchema = z.strictObject({
       allSettled: z.boolean().default(true).describe('every task of the scenario settles; false for a run by durationSeconds that may end first'),
       /** Actors (by name, e.g. `lazy-verifier-1`) that must have lost stake to a slash. */
       slashed: z.array(z.string().min(1)).default([]).describe('actors (by name, e.g. cheater-1, lazy-verifier-1) that must lose stake to a slash'),
+      /**
+       * Cheaters whose faked proofs may pass unsampled: a scenario that measures a detection rate below 1
+       * (`economics`) expects some of their tasks to be paid, which otherwise fails the run.
+       */
+      paidCheaters: z.array(z.string().min(1)).default([]).describe('cheaters (by name) whose faked proofs may pass unsampled: their paid tasks are not failures (a scenario that measures a detection rate below 1)'),
       /** Actors that must have been paid from the jackpot. */
       jackpotPaid: z.array(z.string().min(1)).default([]).describe('actors that must be paid from the jackpot'),
       /** Outcomes every dispute of the run must be among, and how many disputes there must be at least. */
@@ -194,7 +201,7 @@ export const scenarioSchema = z.strictObject({
       /** The market price must rise above where it was when the first solver withdrew its offer. */
       priceRises: z.boolean().default(false).describe('the posted price must rise after the first solver withdraws its offer'),
     })
-    .default({verdict: 'accepted', allSettled: true, slashed: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false})
+    .default({verdict: 'accepted', allSettled: true, slashed: [], paidCheaters: [], jackpotPaid: [], disputes: {min: 0}, timedOut: [], priceRises: false})
     .describe('what must hold at the end; any failure makes the run exit 1. Always checked: money is conserved to the wei and no honest actor is slashed'),
   chaos: z
     .strictObject({

@@ -122,7 +122,7 @@ describe('ProtocolConfig (on anvil)', () => {
       slashWinnerBps: 5000,
       slashTreasuryBps: 3000,
       slashBurnBps: 2000,
-      forcedErrorBps: 500,
+      forcedErrorBps: 1000,
       jackpotCap: parseEther('1'),
       maxChallengers: 3,
       committeeSize: 3,

@@ -2,6 +2,7 @@ import {parseDocument} from 'yaml'
 import {JobSpecError} from './errors.js'
 import {formatIssue} from './formatIssue.js'
 import {jobSpecSchema, type JobSpec} from './schema.js'
+import {sizeVerificationSample} from './sizeVerificationSample.js'
 
 /**
  * Parses and validates a job spec from YAML (or JSON) text. Defaults are filled in.
@@ -25,7 +26,7 @@ export function parseJobSpec(text: string, source = 'job.yaml'): JobSpec {
   const input: unknown = doc.toJS({maxAliasCount: 100})
   if (input === null || input === undefined) throw new JobSpecError(`${source}: empty job spec, expected a YAML mapping`)
   const result = jobSpecSchema.safeParse(input, {reportInput: true})
-  if (result.success) return result.data
+  if (result.success) return sizeVerificationSample(result.data, explicitSegments(input), source)
   const lines = result.error.issues.map((issue) => formatIssue(issue, input))
   const first = result.error.issues[0]
   throw new JobSpecError(`${source}: ${lines[0] ?? 'invalid job spec'}`, {
@@ -33,4 +34,10 @@ export function parseJobSpec(text: string, source = 'job.yaml'): JobSpec {
     field: first ? lines[0]?.split(':')[0] : undefined,
     cause: result.error,
   })
+}
+
+/** `verification.segments` as written (undefined when the default would fill it in). */
+function explicitSegments(input: unknown): unknown {
+  const verification = typeof input === 'object' && input !== null ? (input as {verification?: unknown}).verification : undefined
+  return typeof verification === 'object' && verification !== null ? (verification as {segments?: unknown}).segments : undefined
 }

@@ -278,7 +278,15 @@ function firstRepeated(values: readonly string[]): string | undefined {
 }
 
 const verificationSchema = z.strictObject({
-  segments: positiveInt.default(2).describe('how many segments a verifier replays (the final one always included)'),
+  segments: positiveInt.default(2).describe('how many segments a verifier replays (the final one always included); with targetDetection and no segments, sized from the plan'),
+  targetDetection: z
+    .number()
+    .gt(0)
+    .max(1)
+    .optional()
+    .describe(
+      'instead of a segment count: the chance a verifier must have of catching the weakest cheat of the adversary library (forge); the sample is sized to the smallest count that reaches it (docs/economics.md)',
+    ),
   profiles: z
     .array(blobHash)
     .max(maxPinnedProfiles)

@@ -251,6 +251,38 @@ describe('job spec', () => {
     assert.notEqual(specHash(job), specHash(parseJobSpec(spec())), 'the target is part of the job')
   })
 
+  describe('verification.targetDetection', () => {
+    const target = (steps: number, extra: string) => spec({training: `training: {steps: ${steps}}`, extra: `proof: {checkpointInterval: 10}\nverification: {${extra}}`})
+
+    it('sizes verification.segments to the smallest sample that catches forge with the target (docs/adversaries.md: 5 of 10 segments, 7 of 20, 3 of 4)', () => {
+      assert.equal(parseJobSpec(target(100, 'targetDetection: 0.99')).verification.segments, 5)
+      assert.equal(parseJobSpec(target(200, 'targetDetection: 0.99')).verification.segments, 7)
+      assert.equal(parseJobSpec(target(40, 'targetDetection: 0.99')).verification.segments, 3)
+      // 0.5: one uniform pick of 19 non-final segments hits forge's 10 with 10/19 >= 0.5
+      assert.equal(parseJobSpec(target(200, 'targetDetection: 0.5')).verification.segments, 2)
+      assert.equal(parseJobSpec(target(200, 'targetDetection: 1')).verification.segments, 11)
+      assert.equal(parseJobSpec(target(200, 'targetDetection: 0.99')).verification.targetDetection, 0.99)
+    })
+
+    it('keeps a given segment count that reaches the target, and refuses one that does not, naming the field', () => {
+      assert.equal(parseJobSpec(target(100, 'targetDetection: 0.99, segments: 8')).verification.segments, 8)
+      assert.equal(
+        shortMessageOf(target(100, 'targetDetection: 0.99, segments: 3')),
+        'job.yaml: verification.segments: expected at least 5 to reach verification.targetDetection 0.99 against forge with 10 segments, got 3',
+      )
+      assert.match(shortMessageOf(target(100, 'targetDetection: 1.5')), /^job\.yaml: verification\.targetDetection: expected .*1/)
+      assert.match(shortMessageOf(target(100, 'targetDetection: 0')), /^job\.yaml: verification\.targetDetection: expected .*0/)
+    })
+
+    it('is part of the spec hash, and the sized spec reparses to itself (what the submitter publishes)', () => {
+      const sized = parseJobSpec(target(100, 'targetDetection: 0.99'))
+      assert.notEqual(specHash(sized), specHash(parseJobSpec(target(100, 'segments: 5'))))
+      const republished = parseJobSpec(new TextDecoder().decode(canonicalSpecBytes(sized)))
+      assert.deepEqual(republished, sized)
+      assert.equal(specHash(republished), specHash(sized))
+    })
+  })
+
   describe('verification.profiles', () => {
     const pinned = '0x' + 'ab'.repeat(32)
     const other = '0x' + 'cd'.repeat(32)

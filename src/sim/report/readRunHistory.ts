@@ -4,6 +4,7 @@ import type {MinedTransaction} from '../scanTransactions.js'
 import {readGasByPhase} from './readGasByPhase.js'
 import {blockClock, type Reader, readMarketLog} from './readMarketLog.js'
 import {taskTimeline} from './taskTimeline.js'
+import {readWhistleblowerHistory} from './readWhistleblowerHistory.js'
 import type {RunHistory} from './types.js'
 
 export type ReadRunHistoryOptions = {
@@ -24,10 +25,12 @@ export async function readRunHistory(options: ReadRunHistoryOptions): Promise<Ru
   const {connection, deployBlock, toBlock} = options
   const secondsAt = blockClock(connection, deployBlock)
   const entries = await readMarketLog(connection, deployBlock, toBlock, secondsAt)
-  const [balances, gas, headSeconds] = await Promise.all([
+  const names = new Map(options.accounts.map((account) => [account.address.toLowerCase(), account.name]))
+  const [balances, gas, headSeconds, whistleblowers] = await Promise.all([
     readBalanceHistory(connection, options.accounts, options.balancesFrom, toBlock, secondsAt, options.maxBalanceSamples),
     readGasByPhase(connection, options.transactions),
     secondsAt(toBlock),
+    readWhistleblowerHistory(connection, deployBlock, toBlock, secondsAt, (address) => names.get(address.toLowerCase()) ?? address),
   ])
   return {
     fromBlock: deployBlock.toString(),
@@ -39,5 +42,6 @@ export async function readRunHistory(options: ReadRunHistoryOptions): Promise<Ru
       options.accounts.map((account) => ({address: account.address, name: account.name, role: account.role, strategy: account.strategy ?? 'honest'})),
     ),
     gas,
+    whistleblowers,
   }
 }

@@ -110,6 +110,12 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
       (report.history?.gas ?? []).map((entry) => [entry.phase, entry.gas, String(entry.transactions)]),
     ),
     '',
+    '## Whistleblowers',
+    '',
+    chart('whistleblowers.svg'),
+    '',
+    whistleblowerSummary(report),
+    '',
     '## Price over time',
     '',
     chart('price.svg'),
@@ -206,4 +212,14 @@ function gwei(wei: string): string {
 
 function signed(wei: bigint): string {
   return `${wei >= 0n ? '+' : ''}${formatEther(wei)}`
+}
+
+/** How many whistleblowers were active and how often they joined or left (their payout rule, docs/economics.md). */
+function whistleblowerSummary(report: DevnetReport): string {
+  const points = report.history?.whistleblowers
+  if (points === undefined) return 'Not recorded in this report.'
+  if (points.length === 0) return 'No whistleblower joined or left.'
+  const joins = points.filter((point) => point.joined).length
+  const most = Math.max(...points.map((point) => point.active))
+  return `${joins} join(s), ${points.length - joins} leave(s); at most ${most} active, ${points.at(-1)?.active ?? 0} at the end. Each one joins while its share of the expected jackpot covers its re-check cost and leaves when it does not (docs/economics.md).`
 }

@@ -70,7 +70,12 @@ export type RunHistory = {
   timeline: TaskTimeline
   detection: DetectionRow[]
   gas: GasByPhase
+  /** Whistleblowers joining and leaving the active set (absent in reports written before it was recorded). */
+  whistleblowers?: WhistleblowerPoint[]
 }
 
 /** A partial report's reason when the user stopped the run (Ctrl-C, or q on the dashboard): not a failure of the run. */
 export const STOPPED_BY_USER = 'interrupted (Ctrl-C or q) before every job settled'
+
+/** One whistleblower joining or leaving the active set, and how many were active after it. */
+export type WhistleblowerPoint = {seconds: number; block: string; account: string; joined: boolean; active: number}

@@ -8,7 +8,7 @@ import {repoRoot} from '../../../../test/helpers/cli.js'
 import type {DevnetReport} from '../../buildReport.js'
 import {renderMarkdown} from '../renderMarkdown.js'
 import {gasPhases, taskPhases} from '../types.js'
-import {balancesChart, detectionChart, gasChart, priceChart, renderSvg, reportCharts, timelineChart} from './index.js'
+import {balancesChart, detectionChart, gasChart, priceChart, renderSvg, reportCharts, timelineChart, whistleblowersChart} from './index.js'
 
 /** Real reports written by `gensyn devnet up` (smoke.yaml, colluding.yaml) with this renderer's data. */
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/reports', `${name}.json`), 'utf8')) as DevnetReport
@@ -104,6 +104,21 @@ describe('report charts (vega-lite -> SVG, no browser)', function () {
     }
     for (const row of colluding.history!.detection.filter((candidate) => !candidate.adversarial)) assert.equal(row.caught, 0, `${row.label} was caught`)
     assert.ok(BigInt(colluding.history!.gas.find((entry) => entry.phase === 'challenge/dispute')!.gas) > 0n)
+  })
+
+  it('whistleblowers.svg: the active count as a step line, a point per join and leave, and its section in report.md', async () => {
+    const points = [
+      {seconds: 2, block: '10', account: 'whistleblower-1', joined: true, active: 1},
+      {seconds: 3, block: '12', account: 'whistleblower-2', joined: true, active: 2},
+      {seconds: 9, block: '30', account: 'whistleblower-1', joined: false, active: 1},
+    ]
+    const report: DevnetReport = {...smoke, history: {...smoke.history!, whistleblowers: points}}
+    const svg = await renderSvg(whistleblowersChart(report))
+    const texts = checkSvg(svg)
+    assert.match(svg, /class="mark-line role-mark/)
+    for (const text of ['joined', 'left', 'active whistleblowers', 'Active whistleblowers over time']) assert.ok(texts.includes(text), `${text} not drawn: ${texts.join(' | ')}`)
+    assert.match(renderMarkdown(report), /^2 join\(s\), 1 leave\(s\); at most 2 active, 1 at the end\./m)
+    assert.match(renderMarkdown({...smoke, history: {...smoke.history!, whistleblowers: []}}), /^No whistleblower joined or left\.$/m)
   })
 
   it('a report without history (an older report.json) still renders every chart, saying what is missing', async () => {

@@ -3,10 +3,12 @@ import type {TopLevelSpec} from 'vega-lite'
 import type {DevnetReport} from '../../buildReport.js'
 import {balancesChart} from './balancesChart.js'
 import {detectionChart} from './detectionChart.js'
+import {economicsChart} from './economicsChart.js'
 import {gasChart} from './gasChart.js'
 import {priceChart} from './priceChart.js'
 import {renderSvg} from './renderSvg.js'
 import {timelineChart} from './timelineChart.js'
+import {whistleblowersChart} from './whistleblowersChart.js'
 
 /** Every chart of the report: its file under charts/, the alt text report.md gives it, and its spec. */
 export const reportCharts = [
@@ -15,6 +17,7 @@ export const reportCharts = [
   {file: 'detection.svg', title: 'Detection matrix', spec: detectionChart},
   {file: 'gas.svg', title: 'Gas per phase', spec: gasChart},
   {file: 'price.svg', title: 'Price over time', spec: priceChart},
+  {file: 'whistleblowers.svg', title: 'Active whistleblowers over time', spec: whistleblowersChart},
 ] as const satisfies readonly {file: string; title: string; spec: (report: DevnetReport) => TopLevelSpec}[]
 
 export type ChartFile = (typeof reportCharts)[number]['file']
@@ -26,4 +29,4 @@ export async function renderCharts(report: DevnetReport): Promise<Map<ChartFile,
   return rendered
 }
 
-export {balancesChart, detectionChart, gasChart, priceChart, renderSvg, timelineChart}
+export {balancesChart, detectionChart, economicsChart, gasChart, priceChart, renderSvg, timelineChart, whistleblowersChart}
