@@ -79,7 +79,7 @@ export class TrainingSession {
 
   /** The worker threads this session trains with now (1 when its steps run on this thread). */
   get workerThreads(): number {
-    return this.pool?.status === 'started' ? this.pool.threads : 1
+    return this.pool?.status === 'started' ? this.pool.threads + 1 : 1
   }
 
   /** Replaces the state with a checkpoint's (names, shapes and optimizer type must match the job). */
@@ -170,7 +170,8 @@ export class TrainingSession {
     if (threads === 1 || (backend !== 'wasm' && backend !== 'cpu')) return undefined
     if (!this.pool) {
       const wasmVariant = backend === 'wasm' ? (tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'simd' : 'scalar') : undefined
-      this.pool = createGradientPool({spec: this.spec, backend, wasmVariant, threads})
+      // this thread is one of the `threads`: it computes its share of the micro-batches while the workers do theirs
+      this.pool = createGradientPool({spec: this.spec, backend, wasmVariant, threads: threads - 1})
     }
     return this.pool
   }
@@ -181,13 +182,36 @@ export class TrainingSession {
     return averageInIndexOrder(parts)
   }
 
-  /** One step whose micro-batch gradients the worker threads compute; the sum and the update run here, as on one thread. */
+  /**
+   * One step on `pool.threads + 1` threads: the workers compute their share of the micro-batches while this thread
+   * computes every (threads)-th one, from micro-batch 0; the average, in index order, and the update run here.
+   */
   private async threadedStep(pool: GradientPool): Promise<tf.Scalar> {
+    const step = this.step
+    const threads = pool.threads + 1
+    const microBatches = splitBatch(this.spec, this.batch(step))
     const weights = this.params.map((w) => w.dataSync() as Float32Array)
-    const results = await pool.gradients(this.step, weights, splitBatch(this.spec, this.batch(this.step)))
-    return this.trainStep(() =>
-      averageInIndexOrder(results.map((r) => ({loss: tf.scalar(r.loss, 'float32'), grads: r.grads.map((g, i) => tf.tensor(g, this.shapes[i], 'float32'))}))),
+    const away = pool.gradients(step, weights, microBatches.filter((micro) => micro.index % threads !== 0))
+    // awaited below; if this thread's share throws first, the workers' failure must not go unhandled
+    away.catch(() => undefined)
+    const here = tf.tidy(() =>
+      microBatches.filter((micro) => micro.index % threads === 0).map((micro) => ({index: micro.index, ...microBatchGradients(this.spec, this.params, micro, step, this.outputShape)})),
     )
+    try {
+      const fromWorkers = new Map((await away).map((r) => [r.index, r]))
+      const computedHere = new Map(here.map((part) => [part.index, part]))
+      return this.trainStep(() =>
+        averageInIndexOrder(
+          microBatches.map(({index}) => {
+            const result = fromWorkers.get(index)
+            if (!result) return computedHere.get(index)!
+            return {loss: tf.scalar(result.loss, 'float32'), grads: result.grads.map((g, i) => tf.tensor(g, this.shapes[i], 'float32'))}
+          }),
+        ),
+      )
+    } finally {
+      tf.dispose(here.flatMap((part) => [part.loss, ...part.grads]))
+    }
   }
 
   /** One optimizer step on batch `this.step` with the gradients `gradients` gives (called inside tf.tidy); returns the batch loss (caller disposes). */

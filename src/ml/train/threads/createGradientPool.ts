@@ -20,7 +20,7 @@ export type GradientPool = {
   start(): Promise<void>
   /**
    * The loss and gradients of each micro-batch of step `step` from `weights` (checkpoint order), in index order.
-   * Micro-batch k goes to worker k mod threads. The micro-batches' buffers are transferred (unusable after).
+   * The j-th micro-batch given goes to worker j mod threads. Their buffers are transferred (unusable after).
    * A failure stops the pool.
    */
   gradients(step: number, weights: readonly Float32Array[], microBatches: readonly MicroBatch[]): Promise<MicroBatchResult[]>
@@ -73,7 +73,7 @@ export function createGradientPool(options: GradientPoolOptions): GradientPool {
     try {
       const replies = await Promise.all(
         workers.map((worker, w) => {
-          const mine = microBatches.filter((micro) => micro.index % workers.length === w)
+          const mine = microBatches.filter((_, j) => j % workers.length === w)
           if (mine.length === 0) return []
           // each worker gets its own copy of the weights: a transferred buffer is gone from the sender
           const copies = weights.map((values) => values.slice())

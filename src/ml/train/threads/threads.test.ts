@@ -17,10 +17,11 @@ import {encodeCheckpoint} from '../../checkpoint/encodeCheckpoint.js'
 import {initialCheckpoint} from '../../checkpoint/initialCheckpoint.js'
 import type {Checkpoint} from '../../checkpoint/types.js'
 import type {JobSpec} from '../../spec/schema.js'
-import {TrainingThreadsError} from '../errors.js'
+import {GradientWorkerError, TrainingThreadsError} from '../errors.js'
 import {tinyCnnLayers, tinySpec} from '../testSpecs.js'
 import {trainJob} from '../trainJob.js'
 import {TrainingSession} from '../trainingSession.js'
+import {createGradientPool} from './createGradientPool.js'
 import {setTrainingThreads, trainingThreads} from './trainingThreads.js'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..')
@@ -88,6 +89,7 @@ describe('training on worker threads (training.microBatches)', () => {
   it('a proof trained on 2 threads with 4 micro-batches verifies exactly when replayed on 1 thread', async () => {
     const spec = tinySpec({layers: dropoutLayers, microBatches: 4, steps: 8, interval: 4})
     setTrainingThreads(2)
+    assert.equal(trainingThreads(4), 2)
     const trained = await trainJob({spec, store})
     setTrainingThreads(1)
     const report = await verifyProof({spec, store, manifestHash: trained.manifestHash, randomness: `0x${'cd'.repeat(32)}` as Hex, segments: [0, 1], mode: 'exact'})
@@ -126,6 +128,24 @@ describe('training on worker threads (training.microBatches)', () => {
       if (saved === undefined) delete process.env.GENSYN_THREADS
       else process.env.GENSYN_THREADS = saved
     }
+  })
+
+  it('a worker that fails to start or fails a step rejects with GradientWorkerError and stops the pool', async () => {
+    const spec = tinySpec({microBatches: 2})
+    const broken = {...spec, model: {...spec.model, layers: [{type: 'lstm'}]}} as unknown as JobSpec
+    const unstartable = createGradientPool({spec: broken, backend: 'wasm', wasmVariant: undefined, threads: 1})
+    await assert.rejects(unstartable.start(), (error: unknown) => error instanceof GradientWorkerError && /did not start|failed/.test(error.shortMessage))
+    assert.equal(unstartable.status, 'stopped')
+
+    const pool = createGradientPool({spec, backend: 'wasm', wasmVariant: undefined, threads: 1})
+    await pool.start()
+    assert.equal(pool.status, 'started')
+    const micro = {index: 1, x: new Float32Array(16 * 784), y: new Float32Array(16 * 10)}
+    // one weight tensor too few: the worker cannot build the model's parameters
+    const weights = initialCheckpoint(spec).weights.slice(1).map((w) => w.values)
+    await assert.rejects(pool.gradients(0, weights, [micro]), (error: unknown) => error instanceof GradientWorkerError && /failed at step 0/.test(error.shortMessage))
+    assert.equal(pool.status, 'stopped')
+    await pool.stop() // safe twice
   })
 
   describe('no worker thread keeps the process alive', () => {

@@ -13,7 +13,8 @@ export function setTrainingThreads(threads: number | undefined): void {
 /**
  * The worker threads a training session of a job with `microBatches` micro-batches uses: `requested` (a
  * session's own option), else `--threads`, else GENSYN_THREADS, else os.availableParallelism(); at most one per
- * micro-batch. 1 means the micro-batches run in order on the calling thread. The count never changes a result
+ * micro-batch. 1 means the micro-batches run in order on the calling thread; N > 1, that the calling thread and
+ * N - 1 worker threads share them. The count never changes a result
  * (src/ml/train/microBatches.ts), only how fast it comes.
  *
  * @throws TrainingThreadsError when GENSYN_THREADS is set to anything but a positive integer
