@@ -27,9 +27,9 @@ import {setTrainingThreads, trainingThreads} from './trainingThreads.js'
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..')
 const dropoutLayers = '[{type: dense, units: 16, activation: relu}, {type: dropout, rate: 0.25}, {type: dense, units: 10, activation: softmax}]'
 
-/** The state after `steps` steps from the job's initial checkpoint on `threads` threads, and how many workers ran them. */
-async function trainOn(spec: JobSpec, steps: number, threads: number): Promise<{state: Checkpoint; workers: number}> {
-  await selectBackend('wasm')
+/** The state after `steps` steps from the job's initial checkpoint on `threads` threads, and how many threads ran them. */
+async function trainOn(spec: JobSpec, steps: number, threads: number, backend: 'wasm' | 'cpu' = 'wasm'): Promise<{state: Checkpoint; workers: number}> {
+  await selectBackend(backend)
   const session = new TrainingSession(spec, {threads})
   try {
     session.load(initialCheckpoint(spec))
@@ -69,6 +69,14 @@ describe('training on worker threads (training.microBatches)', () => {
       assert.notEqual(stateHash(one!), stateHash(initialCheckpoint(spec)), 'training moved the weights')
     })
   }
+
+  it('on the cpu backend too: the workers run cpu, and 1 and 2 threads give the same bits', async () => {
+    const spec = tinySpec({layers: dropoutLayers, microBatches: 2, steps: 3})
+    const one = await trainOn(spec, 3, 1, 'cpu')
+    const two = await trainOn(spec, 3, 2, 'cpu')
+    assert.equal(two.workers, 2)
+    assert.equal(stateHash(two.state), stateHash(one.state))
+  })
 
   it('averages the micro-batch gradients: 4 micro-batches land within float rounding of one batch (sgd)', async () => {
     const whole = await trainOn(tinySpec({optimizer: 'sgd', layers: dropoutLayers, steps: 3}), 3, 1)
