@@ -8,7 +8,8 @@ import {runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {connectionFlags} from '../ui/flags.js'
+import {connectionFlags, threadsFlag} from '../ui/flags.js'
+import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {parseTaskId} from '../ui/parseTaskId.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
@@ -25,6 +26,7 @@ export default class Challenge extends BaseCommand {
   ]
   static override flags = {
     ...connectionFlags,
+    threads: threadsFlag,
     task: Flags.string({description: 'Re-check this task now and challenge it on a mismatch.', exclusive: ['loop']}),
     wait: Flags.boolean({description: 'With --task: play the dispute and settle until the challenge is decided.', dependsOn: ['task']}),
     loop: Flags.boolean({description: 'Keep watching the market until interrupted (the litepaper strategy).'}),
@@ -48,6 +50,7 @@ export default class Challenge extends BaseCommand {
 
   async run(): Promise<ChallengeOnceResult | undefined> {
     const {flags} = await this.parse(Challenge)
+    setTrainingThreads(flags.threads)
     if (!flags.task && !flags.loop) throw new InvalidInputError('--task: expected a task id to re-check, or --loop to watch the market')
     if (flags.task !== undefined && flags.strategy !== 'honest') throw new InvalidInputError(`--strategy: ${flags.strategy} plays with --loop only`)
     const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task.trim())

@@ -13,7 +13,8 @@ import {getTask} from '../protocol/getTask.js'
 import {type PostedProfile, postProfile} from '../protocol/postProfile.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {connectionFlags} from '../ui/flags.js'
+import {connectionFlags, threadsFlag} from '../ui/flags.js'
+import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {parseTaskId} from '../ui/parseTaskId.js'
 import {createProgress, type Progress} from '../ui/progress.js'
 import {renderTable} from '../ui/taskView.js'
@@ -38,6 +39,7 @@ export default class Profile extends BaseCommand {
   ]
   static override flags = {
     ...connectionFlags,
+    threads: threadsFlag,
     'threshold-registry': Flags.string({description: 'ThresholdRegistry address (defaults to the devnet one).', env: 'GENSYN_THRESHOLD_REGISTRY', helpGroup: 'CONNECTION'}),
     job: Flags.string({description: 'The job spec (YAML) to profile, with no chain.', exactlyOne: ['job', 'task']}),
     task: Flags.string({description: "Profile this task's job and post the threshold on chain (needs a verifier's key).", exactlyOne: ['job', 'task']}),
@@ -50,6 +52,7 @@ export default class Profile extends BaseCommand {
 
   async run(): Promise<ProfileOutput> {
     const {flags} = await this.parse(Profile)
+    setTrainingThreads(flags.threads)
     const runtimes = flags.runtimes.split(',').map((name) => name.trim())
     const unknown = runtimes.find((name) => !(backendNames as readonly string[]).includes(name))
     if (unknown !== undefined) throw new InvalidInputError(`--runtimes: expected names from ${backendNames.join(', ')}, got "${unknown}"`)

@@ -9,7 +9,8 @@ import type {BackendName} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {backendFlag, connectionFlags} from '../ui/flags.js'
+import {backendFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
+import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {createProgress, type Progress} from '../ui/progress.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
@@ -60,10 +61,12 @@ export default class Solve extends BaseCommand {
     }),
     'leave-after': Flags.integer({description: 'Withdraw its offer after this many seconds, finish the task in hand and exit.', min: 0}),
     backend: backendFlag,
+    threads: threadsFlag,
   }
 
   async run(): Promise<OfflineSolveResult | undefined> {
     const {args, flags} = await this.parse(Solve)
+    setTrainingThreads(flags.threads)
     if (flags.offline) return this.solveOffline(args.job, flags.out, flags.backend as BackendName, flags.strategy as StrategyName, flags.json === true)
     if (args.job) throw new InvalidInputError(`job: a job file is only taken with --offline; on a chain the solver takes tasks from the market`)
     // Checked before connecting, so a typo fails at once.

@@ -21,7 +21,8 @@ import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand, ExitCode} from '../ui/baseCommand.js'
 import {parseAddresses} from '../ui/parseAddresses.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {backendFlag, connectionFlags} from '../ui/flags.js'
+import {backendFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
+import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
 import {segmentOutcome} from '../ui/devnetLog.js'
 
@@ -74,10 +75,12 @@ export default class Verify extends BaseCommand {
     'collude-with': Flags.string({description: 'With --strategy colluding: a partner solver address (repeat for more).', multiple: true}),
     'claim-delay': Flags.integer({description: 'Wait this many milliseconds after first seeing a committed proof before claiming it.', min: 0, default: 0}),
     backend: backendFlag,
+    threads: threadsFlag,
   }
 
   async run(): Promise<BundleVerificationView | PlanTable | undefined> {
     const {flags} = await this.parse(Verify)
+    setTrainingThreads(flags.threads)
     if ((flags.proof || flags.plan) && flags.strategy !== 'honest') throw new InvalidInputError(`--strategy: ${flags.strategy} plays on a chain; --proof and --plan take none`)
     if (flags.plan) return this.plan(flags)
     if (flags.proof) {

@@ -98,6 +98,8 @@ export async function trainJobWithOperatorCorruption(
     trainJob({
       ...rest,
       backend: 'wasm',
+      // the corruption hooks this thread's kernels: worker threads would compute the micro-batches unhooked
+      threads: 1,
       // onStep reports the step count reached: it is also the index of the step that runs next
       onStep: (step, loss) => {
         current = step

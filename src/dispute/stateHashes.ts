@@ -50,7 +50,8 @@ async function withSession<T>(
   const {start, startStep, endStep} = await segmentStart(parameters)
   const toStep = target(startStep, endStep)
   await selectBackend('wasm')
-  const session = new TrainingSession(parameters.spec)
+  // a corruption hooks this thread's kernels, so its micro-batches must run here, not on worker threads
+  const session = new TrainingSession(parameters.spec, {threads: parameters.corruption === undefined ? undefined : 1})
   try {
     session.load(start)
     const {corruption} = parameters

@@ -114,7 +114,8 @@ export async function traceStep({spec, state, corruption}: TraceStepParameters):
   const stateHash = checkpointHash(encodeCheckpoint(state))
   const recorder = new Recorder()
   const corrupter = corruption === undefined ? undefined : operatorCorrupter(corruption, () => state.step)
-  const session = new TrainingSession(spec)
+  // one thread: every micro-batch's kernels must run here, inside the hook
+  const session = new TrainingSession(spec, {threads: 1})
   let next: Checkpoint
   try {
     session.load(state)

@@ -61,6 +61,13 @@ export const connectionFlags = {
   }),
 }
 
+/** Worker threads for training's micro-batch gradients; the library reads GENSYN_THREADS when the flag is absent. */
+export const threadsFlag = Flags.integer({
+  description:
+    "Worker threads that compute a job's micro-batch gradients (training.microBatches, docs/job-spec.md); never changes a result, only its speed. Default: GENSYN_THREADS, else the machine's cores, at most the job's micro-batches.",
+  min: 1,
+})
+
 export const backendFlag = Flags.string({
   description: 'TensorFlow.js backend: wasm (default, bit-for-bit repeatable), cpu, webgpu (Dawn: a GPU, or lavapipe without one), gpu (needs @tensorflow/tfjs-node-gpu), or auto (webgpu on a hardware GPU, else wasm). `gensyn doctor` says which work here.',
   options: backendChoices as BackendChoice[],

@@ -27,7 +27,7 @@ export class KernelCountError extends BaseError {
  * rule. The original kernel configs are put back before this returns or throws, so nothing outside `fn` is
  * counted or slowed. A kernel with no rule is listed in `uncounted` rather than ignored.
  *
- * `fn` must do its work synchronously (a TrainingSession run with no boundary callback does); work left for
+ * `fn` must do its work synchronously (a one-thread TrainingSession run with no boundary callback does); work left for
  * later would run unwrapped and uncounted.
  */
 export function countKernelFlops<T>(fn: () => T): {result: T; measurement: FlopMeasurement} {

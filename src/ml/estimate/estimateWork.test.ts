@@ -50,6 +50,10 @@ const variants: Record<string, JobSpec> = {
     layers: '[{type: dense, units: 12, activation: relu}, {type: dense, units: 10}]',
     training: 'schedule: {warmupSteps: 3}, clipNorm: 0.5',
   }),
+  'adam, dropout, 4 micro-batches averaged, gradient clipping': spec({
+    layers: '[{type: dense, units: 12, activation: relu}, {type: dropout, rate: 0.2}, {type: dense, units: 10}]',
+    training: 'microBatches: 4, clipNorm: 1',
+  }),
   'sgd with gradient clipping': spec({
     optimizer: '{type: sgd, learningRate: 0.1}',
     layers: '[{type: dense, units: 12, activation: relu}, {type: dense, units: 10}]',

@@ -41,7 +41,8 @@ export type WorkMeasurement = {
 export async function measureWork({spec, steps, backend = 'wasm', timedSteps = steps}: MeasureWorkParameters): Promise<WorkMeasurement> {
   if (!Number.isInteger(steps) || steps < 1) throw new KernelCountError(`steps: expected a positive integer, got ${steps}`)
   const runtime = await selectBackend(backend)
-  const session = new TrainingSession(spec)
+  // one thread: the kernels counted are this thread's
+  const session = new TrainingSession(spec, {threads: 1})
   try {
     session.load(initialCheckpoint(spec))
     // run() with no boundary callback trains synchronously, so every step happens while the kernels are wrapped

@@ -1,6 +1,7 @@
 import {type LayerInfo, pair} from '../model/analyzeModel.js'
 import {analyzed} from '../model/initialWeights.js'
 import {type JobSpec, type LayerSpec, lossOf} from '../spec/schema.js'
+import {microBatchCount} from '../train/microBatches.js'
 import type {KernelShapes} from './kernelFlops.js'
 import {unrollLoss} from './unrollLoss.js'
 import {unrollOptimizer} from './unrollOptimizer.js'
@@ -34,7 +35,9 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
   // a residual block runs its layers, then adds its input: `end` marks where (forward) and where its two
   // gradients meet (backward)
   const layers = flattenResiduals(topLayers)
-  const B = spec.training.batchSize
+  // forward, loss and backward run once per micro-batch, on its rows (src/ml/train/microBatches.ts)
+  const microBatches = microBatchCount(spec)
+  const B = spec.training.batchSize / microBatches
   const lastIndex = topLayers.length - 1
   const ops: UnrolledOp[] = []
   const emit = (phase: StepPhase, layer: number | undefined, kernelName: string, inputs: KernelShapes['inputs'], output: number[], attrs?: KernelShapes['attrs']) =>
@@ -150,8 +153,11 @@ export function unrollStep(spec: JobSpec): UnrolledOp[] {
     }
   }
 
+  const weights = topLayers.flatMap((l) => l.weights)
+  if (microBatches > 1) ops.push(...averageMicroBatches(ops.splice(0), microBatches, weights.map((w) => w.shape)))
+
   // optimizer update per parameter (src/ml/estimate/unrollOptimizer.ts)
-  ops.push(...unrollOptimizer(spec, topLayers.flatMap((l) => l.weights)))
+  ops.push(...unrollOptimizer(spec, weights))
 
   return ops
 }
@@ -207,6 +213,23 @@ function linearBackward(
     emit('backward', index, 'Conv2DBackpropFilter', {x, dy: y}, kernel, convAttrs)
     emit('backward', index, 'Sum', {x: y}, [units])
   }
+}
+
+/**
+ * Every micro-batch's forward, loss and backward (`microBatch`, one micro-batch's calls), then averageInIndexOrder:
+ * per later micro-batch an Add of the losses and one per gradient, then the divisions by the count.
+ */
+function averageMicroBatches(microBatch: readonly UnrolledOp[], count: number, shapes: readonly number[][]): UnrolledOp[] {
+  const ops: UnrolledOp[] = Array.from({length: count}, () => microBatch).flat()
+  const binary = (kernelName: string, layer: number | undefined, shape: number[]) =>
+    ops.push({phase: 'optimizer', layer, kernelName, inputs: {a: shape, b: kernelName === 'Add' ? shape : []}, outputs: [shape]})
+  for (let k = 1; k < count; k++) {
+    binary('Add', undefined, [])
+    for (const [i, shape] of shapes.entries()) binary('Add', i, shape)
+  }
+  binary('RealDiv', undefined, [])
+  for (const [i, shape] of shapes.entries()) binary('RealDiv', i, shape)
+  return ops
 }
 
 type FlatLayer = LayerInfo | (LayerInfo & {end: true})

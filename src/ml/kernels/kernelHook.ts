@@ -86,7 +86,8 @@ function install<Backend extends KernelBackend>(hook: KernelHook<Backend>, optio
 /**
  * Runs `fn` synchronously with every kernel wrapped (see {@link install}) and puts the original kernels back
  * before returning or throwing, so no other code of this process can run while the wrappers are in place (a
- * TrainingSession step runs synchronously even though `run` returns a promise).
+ * TrainingSession step on one thread runs synchronously even though `run` returns a promise; worker threads run their own
+ * kernels, which no hook here sees, so hooked sessions use `threads: 1`).
  */
 export function withKernelHookSync<T, Backend extends KernelBackend = KernelBackend>(
   hook: KernelHook<Backend>,

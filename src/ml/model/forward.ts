@@ -4,7 +4,15 @@ import type {JobSpec, LayerSpec} from '../spec/schema.js'
 import {pair} from './analyzeModel.js'
 import {dropoutMask} from './dropoutMask.js'
 
-export type ForwardMode = {training: false} | {training: true; seed: number; step: number}
+export type ForwardMode =
+  | {training: false}
+  | {
+      training: true
+      seed: number
+      step: number
+      /** A micro-batch: x holds rows [firstRow, firstRow + x.shape[0]) of the step's batch, so dropout uses those rows of the batch's masks. */
+      firstRow?: number | undefined
+    }
 
 type Activation = Extract<LayerSpec, {type: 'dense'}>['activation']
 
@@ -106,7 +114,8 @@ function applyLayers(layers: readonly LayerSpec[], x: tf.Tensor, params: Cursor,
         break
       case 'dropout':
         if (mode.training && layer.rate > 0) {
-          const mask = dropoutMask({seed: mode.seed, step: mode.step, layer: index, size: h.size, rate: layer.rate})
+          const skip = ((mode.firstRow ?? 0) * h.size) / (h.shape[0] as number)
+          const mask = dropoutMask({seed: mode.seed, step: mode.step, layer: index, size: h.size, rate: layer.rate, skip})
           h = tf.mul(h, tf.tensor(mask, h.shape, 'float32'))
         }
         break

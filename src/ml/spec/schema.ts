@@ -263,6 +263,12 @@ const trainingSchema = z.strictObject({
   stopAt: stopAtSchema.optional(),
   schedule: scheduleSchema.optional(),
   clipNorm: z.number().positive().optional().describe('scale the gradients down so their global L2 norm is at most this'),
+  microBatches: positiveInt
+    .max(1024)
+    .optional()
+    .describe(
+      'split each batch into this many equal micro-batches whose gradients are averaged in index order (default 1); fixed by the job, so worker threads (--threads) never change the result (docs/job-spec.md)',
+    ),
 })
 
 const proofSchema = z.strictObject({
@@ -375,6 +381,9 @@ export const jobSpecSchema = z
       if (spec.privacy)
         ctx.addIssue({code: 'custom', message: 'expected dataset.name mnist: the keyed mappings of docs/privacy.md are defined for MNIST only', path: ['privacy']})
     }
+    const {microBatches, batchSize} = spec.training
+    if (microBatches !== undefined && batchSize % microBatches !== 0)
+      ctx.addIssue({code: 'custom', message: `expected a divisor of training.batchSize (${batchSize}), got ${microBatches}`, path: ['training', 'microBatches']})
     if (spec.split) {
       const {tasks, index} = spec.split
       const {steps} = spec.training

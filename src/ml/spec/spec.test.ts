@@ -74,6 +74,9 @@ describe('job spec', () => {
     assert.ok(text.startsWith('{"dataset":{"name":"mnist","testLimit":10000,"trainLimit":60000},"model":'), text)
     const c = parseJobSpec(spec({training: 'training: {steps: 11}'}))
     assert.notEqual(specHash(a), specHash(c))
+    // microBatches has no zod default (an absent field keeps every earlier spec's hash): 1 spelled out is the same job
+    assert.equal(specHash(parseJobSpec(spec({training: 'training: {steps: 10, microBatches: 1}'}))), specHash(a))
+    assert.notEqual(specHash(parseJobSpec(spec({training: 'training: {steps: 10, microBatches: 2}'}))), specHash(a))
   })
 
   const bad: [string, string, string][] = [
@@ -90,9 +93,15 @@ describe('job spec', () => {
     [
       'an unknown key',
       spec({training: `training: {steps: 10, lr: 0.1}`}),
-      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed, loss, stopAt, schedule, clipNorm',
+      'job.yaml: training.lr: unknown key, expected one of steps, batchSize, optimizer, seed, loss, stopAt, schedule, clipNorm, microBatches',
     ],
     ['a missing section', spec({training: ''}), 'job.yaml: training: required, expected an object'],
+    [
+      'micro-batches that do not divide the batch',
+      spec({training: `training: {steps: 10, batchSize: 32, microBatches: 5}`}),
+      'job.yaml: training.microBatches: expected a divisor of training.batchSize (32), got 5',
+    ],
+    ['no micro-batches', spec({training: `training: {steps: 10, microBatches: 0}`}), 'job.yaml: training.microBatches: expected a positive number, got 0'],
     [
       'a non-integer step count',
       spec({training: `training: {steps: 2.5}`}),

@@ -33,3 +33,16 @@ export class StartCheckpointError extends BaseError {
     super(shortMessage, {docsPath: 'market.md', ...parameters})
   }
 }
+
+/** GENSYN_THREADS or --threads is not a positive integer. */
+export class TrainingThreadsError extends BaseError {
+  override name = 'TrainingThreadsError'
+  constructor(shortMessage: string) {
+    super(shortMessage, {docsPath: 'job-spec.md', exitCode: 2})
+  }
+}
+
+/** A gradient worker thread failed (it threw, could not start, or exited mid-step): the step did not run. */
+export class GradientWorkerError extends BaseError {
+  override name = 'GradientWorkerError'
+}

@@ -10,12 +10,13 @@ export function tinySpec({
   inputShape = '[784]',
   trainLimit = 500,
   seed = 5,
-}: {optimizer?: 'adam' | 'sgd'; steps?: number; interval?: number; layers?: string; inputShape?: string; trainLimit?: number; seed?: number} = {}): JobSpec {
+  microBatches,
+}: {optimizer?: 'adam' | 'sgd'; steps?: number; interval?: number; layers?: string; inputShape?: string; trainLimit?: number; seed?: number; microBatches?: number} = {}): JobSpec {
   const opt = optimizer === 'adam' ? '{type: adam, learningRate: 0.005}' : '{type: sgd, learningRate: 0.1}'
   return parseJobSpec(`name: tiny-${optimizer}
 model: {inputShape: ${inputShape}, layers: ${layers}}
 dataset: {name: mnist, trainLimit: ${trainLimit}, testLimit: 200}
-training: {steps: ${steps}, batchSize: 32, optimizer: ${opt}, seed: ${seed}}
+training: {steps: ${steps}, batchSize: 32, optimizer: ${opt}, seed: ${seed}${microBatches === undefined ? '' : `, microBatches: ${microBatches}`}}
 proof: {checkpointInterval: ${interval}}
 verification: {segments: 2}
 payment: {maxPrice: "0.00002"}`)

@@ -45,6 +45,8 @@ export type TrainJobParameters = {
    */
   resume?: {step: number; hash: Hex; checkpoints?: CheckpointRef[] | undefined} | undefined
   signal?: AbortSignal | undefined
+  /** Worker threads for the micro-batch gradients (default: --threads, GENSYN_THREADS or the cores); never changes the result. */
+  threads?: number | undefined
 }
 
 export type TrainResult = {
@@ -93,7 +95,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
   const schedule = checkpointSchedule(spec)
   const begin = await startCheckpoint({spec, store, start: parameters.start})
   await store.put(canonicalSpecBytes(spec))
-  const session = new TrainingSession(spec)
+  const session = new TrainingSession(spec, {threads: parameters.threads})
   try {
     const checkpoints: CheckpointRef[] = []
     const accuracies: CheckpointAccuracy[] = []

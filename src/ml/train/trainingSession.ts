@@ -2,14 +2,24 @@ import * as tf from '@tensorflow/tfjs'
 import type {Checkpoint, CheckpointTensor} from '../checkpoint/types.js'
 import {type Samples, targetSize, writeTarget} from '../data/samples.js'
 import {samplesFor} from '../data/samplesFor.js'
-import {forward} from '../model/forward.js'
-import {analyzed, modelWeights} from '../model/initialWeights.js'
-import {type JobSpec, lossOf, optimizerStateType} from '../spec/schema.js'
+import {modelWeights} from '../model/initialWeights.js'
+import {type JobSpec, optimizerStateType} from '../spec/schema.js'
 import {batchIndices} from './batchIndices.js'
-import {CheckpointMismatchError, TrainingAbortedError} from './errors.js'
 import {clipByGlobalNorm} from './clipByGlobalNorm.js'
-import {learningRateAt} from './learningRate.js'
-import {lossTensor} from './lossTensor.js'
+import {CheckpointMismatchError, TrainingAbortedError} from './errors.js'
+import {averageInIndexOrder, type MicroBatchGradients, microBatchCount, microBatchGradients, modelOutputShape, splitBatch} from './microBatches.js'
+import {optimizerUpdate} from './optimizerUpdate.js'
+import {createGradientPool, type GradientPool} from './threads/createGradientPool.js'
+import {trainingThreads} from './threads/trainingThreads.js'
+
+export type TrainingSessionOptions = {
+  /**
+   * Worker threads for the micro-batch gradients (default: trainingThreads(), i.e. --threads, GENSYN_THREADS or
+   * the cores, at most training.microBatches). 1 runs everything on this thread. The result is the same bits
+   * for every count.
+   */
+  threads?: number | undefined
+}
 
 export type RunOptions = {
   /** Called after each step with the new step count and that step's batch loss (forces a device read). */
@@ -35,7 +45,8 @@ export function batchOf(samples: Samples, indices: Int32Array): {x: Float32Array
 /**
  * The training state of one job on the active tfjs backend, and the exact update rule (documented in
  * docs/checkpoint-format.md, "Training step"). Used by trainJob and by verifiers' replays, so both run
- * the same code. Call {@link TrainingSession.dispose} when done.
+ * the same code. A step averages the gradients of the job's micro-batches in index order
+ * (src/ml/train/microBatches.ts), computed here or on worker threads. Call {@link TrainingSession.dispose} when done.
  */
 export class TrainingSession {
   readonly spec: JobSpec
@@ -52,14 +63,23 @@ export class TrainingSession {
   private readonly shapes: number[][]
   /** The model's output per sample ([classes], [outputs], or a language model's [context, vocabulary]). */
   private readonly outputShape: number[]
+  private pool: GradientPool | undefined
 
-  constructor(spec: JobSpec) {
+  constructor(
+    spec: JobSpec,
+    private readonly options: TrainingSessionOptions = {},
+  ) {
     this.spec = spec
     this.data = samplesFor(spec, 'train')
     const weights = modelWeights(spec.model)
     this.names = weights.map((w) => w.name)
     this.shapes = weights.map((w) => w.shape)
-    this.outputShape = analyzed(spec.model).layers.at(-1)!.outputShape
+    this.outputShape = modelOutputShape(spec)
+  }
+
+  /** The worker threads this session trains with now (1 when its steps run on this thread). */
+  get workerThreads(): number {
+    return this.pool?.status === 'started' ? this.pool.threads + 1 : 1
   }
 
   /** Replaces the state with a checkpoint's (names, shapes and optimizer type must match the job). */
@@ -120,14 +140,20 @@ export class TrainingSession {
     return batchOf(this.data, batchIndices({seed, step, batchSize, datasetSize: this.data.count}))
   }
 
-  /** Runs steps until the state reaches `toStep`. Returns the last step's loss (NaN when no step ran). */
+  /**
+   * Runs steps until the state reaches `toStep`. Returns the last step's loss (NaN when no step ran). On one
+   * thread (and with one micro-batch) the steps run synchronously inside this call, which tracing relies on.
+   */
   async run(toStep: number, options: RunOptions = {}): Promise<number> {
     if (this.params.length !== this.names.length) throw new CheckpointMismatchError('training session: load a checkpoint first')
+    // awaited only when there are workers: on one thread the steps must run synchronously inside this call
+    const pool = this.step < toStep ? this.poolForRun() : undefined
+    if (pool) await pool.start()
     let loss = Number.NaN
     while (this.step < toStep) {
       if (options.signal?.aborted) throw new TrainingAbortedError(this.step)
       const wantLoss = options.onStep !== undefined || this.step + 1 === toStep
-      const lossTensor = this.trainStep()
+      const lossTensor = pool ? await this.threadedStep(pool) : this.trainStep(() => this.gradientsHere(this.step))
       if (wantLoss) loss = ((await lossTensor.data()) as Float32Array)[0] as number
       lossTensor.dispose()
       if (wantLoss) this.lastLoss = loss
@@ -137,61 +163,74 @@ export class TrainingSession {
     return loss
   }
 
-  /** One optimizer step on batch `this.step`; returns the batch loss (caller disposes). */
-  private trainStep(): tf.Scalar {
-    const {spec} = this
-    const {batchSize, seed, optimizer} = spec.training
-    const step = this.step
-    const {x: xValues, y: yValues} = this.batch(step)
-    const old = [...this.params, ...this.m, ...this.v]
-    // adam's scalar schedule in float32 arithmetic (Math.fround after every operation, which equals
-    // IEEE float32 arithmetic for + - * / sqrt): bias correction from running products, never pow()
-    const learningRate = learningRateAt(spec, step)
-    let alpha = 0
-    let beta1Power = this.beta1Power
-    let beta2Power = this.beta2Power
-    if (optimizer.type !== 'sgd') {
-      beta1Power = Math.fround(beta1Power * Math.fround(optimizer.beta1))
-      beta2Power = Math.fround(beta2Power * Math.fround(optimizer.beta2))
-      const correction = Math.fround(Math.sqrt(Math.fround(1 - beta2Power)))
-      alpha = Math.fround(Math.fround(learningRate * correction) / Math.fround(1 - beta1Power))
+  /** The worker threads this session trains with (created on first use, not yet started); none on one thread or a backend workers cannot run. */
+  private poolForRun(): GradientPool | undefined {
+    const threads = trainingThreads(microBatchCount(this.spec), this.options.threads)
+    const backend = tf.getBackend()
+    if (threads === 1 || (backend !== 'wasm' && backend !== 'cpu')) return undefined
+    if (!this.pool) {
+      const wasmVariant = backend === 'wasm' ? (tf.env().getBool('WASM_HAS_SIMD_SUPPORT') ? 'simd' : 'scalar') : undefined
+      // this thread is one of the `threads`: it computes its share of the micro-batches while the workers do theirs
+      this.pool = createGradientPool({spec: this.spec, backend, wasmVariant, threads: threads - 1})
     }
+    return this.pool
+  }
+
+  /** The step's micro-batch gradients computed on this thread, in index order, averaged (inside tf.tidy). */
+  private gradientsHere(step: number): MicroBatchGradients {
+    const parts = splitBatch(this.spec, this.batch(step)).map((micro) => microBatchGradients(this.spec, this.params, micro, step, this.outputShape))
+    return averageInIndexOrder(parts)
+  }
+
+  /**
+   * One step on `pool.threads + 1` threads: the workers compute their share of the micro-batches while this thread
+   * computes every (threads)-th one, from micro-batch 0; the average, in index order, and the update run here.
+   */
+  private async threadedStep(pool: GradientPool): Promise<tf.Scalar> {
+    const step = this.step
+    const threads = pool.threads + 1
+    const microBatches = splitBatch(this.spec, this.batch(step))
+    const weights = this.params.map((w) => w.dataSync() as Float32Array)
+    const away = pool.gradients(step, weights, microBatches.filter((micro) => micro.index % threads !== 0))
+    // awaited below; if this thread's share throws first, the workers' failure must not go unhandled
+    away.catch(() => undefined)
+    const here = tf.tidy(() =>
+      microBatches.filter((micro) => micro.index % threads === 0).map((micro) => ({index: micro.index, ...microBatchGradients(this.spec, this.params, micro, step, this.outputShape)})),
+    )
+    try {
+      const fromWorkers = new Map((await away).map((r) => [r.index, r]))
+      const computedHere = new Map(here.map((part) => [part.index, part]))
+      return this.trainStep(() =>
+        averageInIndexOrder(
+          microBatches.map(({index}) => {
+            const result = fromWorkers.get(index)
+            if (!result) return computedHere.get(index)!
+            return {loss: tf.scalar(result.loss, 'float32'), grads: result.grads.map((g, i) => tf.tensor(g, this.shapes[i], 'float32'))}
+          }),
+        ),
+      )
+    } finally {
+      tf.dispose(here.flatMap((part) => [part.loss, ...part.grads]))
+    }
+  }
+
+  /** One optimizer step on batch `this.step` with the gradients `gradients` gives (called inside tf.tidy); returns the batch loss (caller disposes). */
+  private trainStep(gradients: () => MicroBatchGradients): tf.Scalar {
+    const {spec} = this
+    const step = this.step
+    const old = [...this.params, ...this.m, ...this.v]
+    const state = {params: this.params, m: this.m, v: this.v, beta1Power: this.beta1Power, beta2Power: this.beta2Power}
     const result = tf.tidy(() => {
-      const x = tf.tensor(xValues, [batchSize, ...spec.model.inputShape], 'float32')
-      const y = tf.tensor(yValues, [batchSize, ...this.outputShape], 'float32')
-      const loss = lossOf(spec)
-      const lossOfParams = (...params: tf.Tensor[]) => lossTensor(loss, y, forward(spec, params, x, {training: true, seed, step})) as tf.Scalar
-      const {value, grads: raw} = tf.valueAndGrads(lossOfParams)(this.params)
+      const {loss, grads: raw} = gradients()
       const grads = spec.training.clipNorm === undefined ? raw : clipByGlobalNorm(raw, spec.training.clipNorm)
-      if (optimizer.type === 'sgd') {
-        const lr = tf.scalar(learningRate, 'float32')
-        if (optimizer.momentum === undefined) return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(grads[i] as tf.Tensor, lr))), m: [], v: []}
-        // heavy ball: m <- m * mu + g, w <- w - m * lr
-        const mu = tf.scalar(Math.fround(optimizer.momentum), 'float32')
-        const m = this.m.map((mi, i) => tf.add(tf.mul(mi, mu), grads[i] as tf.Tensor))
-        return {loss: value, params: this.params.map((w, i) => tf.sub(w, tf.mul(m[i] as tf.Tensor, lr))), m, v: []}
-      }
-      const b1 = tf.scalar(Math.fround(optimizer.beta1), 'float32')
-      const b2 = tf.scalar(Math.fround(optimizer.beta2), 'float32')
-      const oneMinusB1 = tf.scalar(Math.fround(1 - Math.fround(optimizer.beta1)), 'float32')
-      const oneMinusB2 = tf.scalar(Math.fround(1 - Math.fround(optimizer.beta2)), 'float32')
-      const eps = tf.scalar(Math.fround(optimizer.epsilon), 'float32')
-      const a = tf.scalar(alpha, 'float32')
-      const m = this.m.map((mi, i) => tf.add(tf.mul(mi, b1), tf.mul(grads[i] as tf.Tensor, oneMinusB1)))
-      const v = this.v.map((vi, i) => tf.add(tf.mul(vi, b2), tf.mul(tf.square(grads[i] as tf.Tensor), oneMinusB2)))
-      // adamw: the decay is decoupled from the moments, w - w * (lr * weightDecay) - the adam update
-      const decay = optimizer.type === 'adamw' ? tf.scalar(Math.fround(learningRate * Math.fround(optimizer.weightDecay)), 'float32') : undefined
-      const params = this.params.map((w, i) => {
-        const update = tf.div(tf.mul(m[i] as tf.Tensor, a), tf.add(tf.sqrt(v[i] as tf.Tensor), eps))
-        return tf.sub(decay ? tf.sub(w, tf.mul(w, decay)) : w, update)
-      })
-      return {loss: value, params, m, v}
+      const next = optimizerUpdate(spec, step, state, grads)
+      return {loss, params: next.params, m: next.m, v: next.v, beta1Power: next.beta1Power, beta2Power: next.beta2Power}
     })
     for (const t of old) t.dispose()
-    if (optimizer.type !== 'sgd') {
+    if (spec.training.optimizer.type !== 'sgd') {
       this.t += 1
-      this.beta1Power = beta1Power
-      this.beta2Power = beta2Power
+      this.beta1Power = result.beta1Power
+      this.beta2Power = result.beta2Power
     }
     this.params = result.params
     this.m = result.m
@@ -210,7 +249,10 @@ export class TrainingSession {
     this.beta2Power = 1
   }
 
+  /** Frees the tensors and terminates the worker threads (if any). */
   dispose(): void {
     this.disposeState()
+    void this.pool?.stop()
+    this.pool = undefined
   }
 }
