@@ -1,0 +1,43 @@
+import type {Address, Hex} from 'viem'
+
+import {addressArg, type MarketLogEntry, taskIdOf} from './readMarketLog.js'
+
+/** One proof committed to a task, who made it, and every verdict posted on it. */
+export type CommittedProof = {
+  taskId: string
+  /** 1 for the task's first proof, +1 for each one after it. */
+  proof: number
+  solver: Address | undefined
+  /** The job's spec, as the task was submitted (not as the proof claims). */
+  specHash: Hex | undefined
+  manifestHash: Hex
+  verdicts: {verifier: Address | undefined; accepted: boolean; reportHash: Hex}[]
+}
+
+/**
+ * Every proof committed in the run, in chain order, from the market's events: ProofCommitted, and
+ * VerificationReopened (a forced error's reveal puts the honest proof it sealed up for verification). The
+ * solver is the task's last claimer; a verdict belongs to the proof committed last before it.
+ */
+export function committedProofs(entries: readonly MarketLogEntry[]): CommittedProof[] {
+  const proofs: CommittedProof[] = []
+  const latest = new Map<string, CommittedProof>()
+  const claimer = new Map<string, Address | undefined>()
+  const specs = new Map<string, Hex>()
+  for (const entry of entries) {
+    const taskId = taskIdOf(entry)
+    if (taskId === undefined) continue
+    if (entry.eventName === 'TaskSubmitted') specs.set(taskId, entry.args.specHash as Hex)
+    if (entry.eventName === 'TaskClaimed') claimer.set(taskId, addressArg(entry, 'solver'))
+    if (entry.eventName === 'ProofCommitted' || entry.eventName === 'VerificationReopened') {
+      const number = proofs.filter((proof) => proof.taskId === taskId).length + 1
+      const proof = {taskId, proof: number, solver: claimer.get(taskId), specHash: specs.get(taskId), manifestHash: entry.args.manifestHash as Hex, verdicts: []}
+      proofs.push(proof)
+      latest.set(taskId, proof)
+    }
+    if (entry.eventName === 'VerdictPosted') {
+      latest.get(taskId)?.verdicts.push({verifier: addressArg(entry, 'verifier'), accepted: entry.args.accepted === true, reportHash: entry.args.reportHash as Hex})
+    }
+  }
+  return proofs
+}
