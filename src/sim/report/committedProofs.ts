@@ -12,12 +12,14 @@ export type CommittedProof = {
   specHash: Hex | undefined
   manifestHash: Hex
   verdicts: {verifier: Address | undefined; accepted: boolean; reportHash: Hex}[]
+  /** The task was reopened while this was its proof (a rejection, or a whistleblower's won challenge). */
+  reopened: boolean
 }
 
 /**
  * Every proof committed in the run, in chain order, from the market's events: ProofCommitted, and
- * VerificationReopened (a forced error's reveal puts the honest proof it sealed up for verification). The
- * solver is the task's last claimer; a verdict belongs to the proof committed last before it.
+ * VerificationReopened with another manifest (a forced error's reveal puts the honest proof it sealed up for
+ * verification). The solver is the task's last claimer; a verdict belongs to the proof committed last before it.
  */
 export function committedProofs(entries: readonly MarketLogEntry[]): CommittedProof[] {
   const proofs: CommittedProof[] = []
@@ -29,11 +31,18 @@ export function committedProofs(entries: readonly MarketLogEntry[]): CommittedPr
     if (taskId === undefined) continue
     if (entry.eventName === 'TaskSubmitted') specs.set(taskId, entry.args.specHash as Hex)
     if (entry.eventName === 'TaskClaimed') claimer.set(taskId, addressArg(entry, 'solver'))
-    if (entry.eventName === 'ProofCommitted' || entry.eventName === 'VerificationReopened') {
+    // A re-verification of the same proof (an overturned verdict) is more verdicts on it, not another proof.
+    const sameProof = entry.eventName === 'VerificationReopened' && latest.get(taskId)?.manifestHash === entry.args.manifestHash
+    if ((entry.eventName === 'ProofCommitted' || entry.eventName === 'VerificationReopened') && !sameProof) {
       const number = proofs.filter((proof) => proof.taskId === taskId).length + 1
-      const proof = {taskId, proof: number, solver: claimer.get(taskId), specHash: specs.get(taskId), manifestHash: entry.args.manifestHash as Hex, verdicts: []}
+      const proof = {taskId, proof: number, solver: claimer.get(taskId), specHash: specs.get(taskId), manifestHash: entry.args.manifestHash as Hex, verdicts: [], reopened: false}
       proofs.push(proof)
       latest.set(taskId, proof)
+    }
+    if (entry.eventName === 'TaskReopened') {
+      const proof = latest.get(taskId)
+      if (proof) proof.reopened = true
+      latest.delete(taskId)
     }
     if (entry.eventName === 'VerdictPosted') {
       latest.get(taskId)?.verdicts.push({verifier: addressArg(entry, 'verifier'), accepted: entry.args.accepted === true, reportHash: entry.args.reportHash as Hex})

@@ -40,7 +40,7 @@ async function readCurve({store, actorOf}: ReadTrainingCurvesOptions, proof: Com
     metric: 'none',
     points: [],
     replays: await readReplays(store, proof, actorOf),
-    verdict: last === undefined ? 'none' : last.accepted ? 'accepted' : 'rejected',
+    verdict: last === undefined ? 'none' : !last.accepted ? 'rejected' : proof.reopened ? 'overturned' : 'accepted',
   }
   try {
     const manifest = proofManifestSchema.parse(await store.getJson(proof.manifestHash))

@@ -102,8 +102,8 @@ export type TrainingCurve = {
   metric: 'test accuracy' | 'none'
   points: CurvePoint[]
   replays: CurveReplay[]
-  /** The last verdict posted on this proof. */
-  verdict: 'accepted' | 'rejected' | 'none'
+  /** The last verdict posted on this proof; `overturned`: accepted, then the task reopened (a challenge won). */
+  verdict: 'accepted' | 'rejected' | 'overturned' | 'none'
   /** Why the curve is missing or incomplete (the manifest or a checkpoint not in the store, a forged checkpoint). */
   problem?: string
 }
