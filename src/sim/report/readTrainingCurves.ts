@@ -1,7 +1,7 @@
 import type {Address, Hex} from 'viem'
 
 import {evaluateCheckpoint} from '../../ml/evaluate/index.js'
-import type {JobSpec} from '../../ml/spec/index.js'
+import {type JobSpec, specHash} from '../../ml/spec/index.js'
 import {proofManifestSchema} from '../../pol/manifest.js'
 import type {VerificationReport} from '../../pol/verifyProof.js'
 import {loadTaskSpec} from '../../protocol/loadTaskSpec.js'
@@ -24,11 +24,16 @@ export type ReadTrainingCurvesOptions = {
  */
 export async function readTrainingCurves(options: ReadTrainingCurvesOptions): Promise<TrainingCurve[]> {
   const curves: TrainingCurve[] = []
-  for (const proof of options.proofs) curves.push(await readCurve(options, proof))
+  // Proofs share checkpoints (every task's random start, a copied proof, a retraining): each is scored once.
+  const scores: Scores = new Map()
+  for (const proof of options.proofs) curves.push(await readCurve(options, proof, scores))
   return curves
 }
 
-async function readCurve({store, actorOf}: ReadTrainingCurvesOptions, proof: CommittedProof): Promise<TrainingCurve> {
+/** Scores by spec and checkpoint hash. */
+type Scores = Map<string, Promise<CurvePoint>>
+
+async function readCurve({store, actorOf}: ReadTrainingCurvesOptions, proof: CommittedProof, scores: Scores): Promise<TrainingCurve> {
   const solver = proof.solver === undefined ? {name: 'unknown'} : actorOf(proof.solver)
   const last = proof.verdicts.at(-1)
   const curve: TrainingCurve = {
@@ -45,7 +50,7 @@ async function readCurve({store, actorOf}: ReadTrainingCurvesOptions, proof: Com
   try {
     const manifest = proofManifestSchema.parse(await store.getJson(proof.manifestHash))
     const spec = await loadTaskSpec({store}, {id: BigInt(proof.taskId), specHash: (proof.specHash ?? manifest.specHash) as Hex})
-    const scored = await scoreCheckpoints(store, spec, manifest.checkpoints as {step: number; hash: Hex}[])
+    const scored = await scoreCheckpoints(store, spec, manifest.checkpoints as {step: number; hash: Hex}[], scores)
     curve.points = scored.points
     curve.metric = scored.points.some((point) => point.testAccuracy !== null) ? 'test accuracy' : 'none'
     if (scored.problem !== undefined) curve.problem = scored.problem
@@ -56,19 +61,26 @@ async function readCurve({store, actorOf}: ReadTrainingCurvesOptions, proof: Com
 }
 
 /** Scores every checkpoint; one that does not score (forged bytes, a wrong shape) is a gap, named once. */
-async function scoreCheckpoints(store: BlobStore, spec: JobSpec, checkpoints: readonly {step: number; hash: Hex}[]): Promise<{points: CurvePoint[]; problem?: string}> {
+async function scoreCheckpoints(store: BlobStore, spec: JobSpec, checkpoints: readonly {step: number; hash: Hex}[], scores: Scores): Promise<{points: CurvePoint[]; problem?: string}> {
   const points: CurvePoint[] = []
   let problem: string | undefined
+  const job = specHash(spec)
   for (const {step, hash} of checkpoints) {
+    const key = `${job} ${hash}`
     try {
-      const {testLoss, testAccuracy} = await evaluateCheckpoint({spec, checkpoint: await store.get(hash), backend: 'wasm'})
-      points.push({step, testLoss: finiteOrNull(testLoss), testAccuracy: finiteOrNull(testAccuracy)})
+      if (!scores.has(key)) scores.set(key, score(store, spec, hash))
+      points.push({...(await scores.get(key)!), step})
     } catch (error) {
       points.push({step, testLoss: null, testAccuracy: null})
       problem ??= `checkpoint at step ${step} (${hash}): ${oneLine(error)}`
     }
   }
   return problem === undefined ? {points} : {points, problem}
+}
+
+async function score(store: BlobStore, spec: JobSpec, hash: Hex): Promise<CurvePoint> {
+  const {testLoss, testAccuracy} = await evaluateCheckpoint({spec, checkpoint: await store.get(hash), backend: 'wasm'})
+  return {step: 0, testLoss: finiteOrNull(testLoss), testAccuracy: finiteOrNull(testAccuracy)}
 }
 
 /** The segments each verdict's verifier replayed (a lazy or colluding verifier's report lists none). */

@@ -203,7 +203,7 @@ function trainingLines(report: DevnetReport, chart: string): string[] {
       : [
           table([...trainingColumns], curves.map(trainingRow)),
           '',
-          "Each checkpoint of each committed proof, scored on the job's test split. Shaded: the segments a verifier replayed; a ring marks the checkpoint a replay ended at.",
+          "Each checkpoint of each committed proof, scored on the job's test split. A ring marks a checkpoint a verifier's replay ended at: green if the replay matched the proof, red if not.",
         ]),
     '',
   ]
