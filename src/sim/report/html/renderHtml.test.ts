@@ -9,7 +9,7 @@ import type {DevnetReport} from '../../buildReport.js'
 import {reportCharts} from '../charts/index.js'
 import {loadReportFile} from '../loadReportFile.js'
 import {writeReportFiles} from '../writeReportFiles.js'
-import {chartElementId} from './compileChartSpecs.js'
+import {chartElementId, compileChartSpecs} from './compileChartSpecs.js'
 import {renderHtml} from './renderHtml.js'
 
 /** A real report of `gensyn devnet up --scenario fixtures/scenarios/cheater.yaml`: two proofs of one task, curves and replays. */
@@ -60,6 +60,13 @@ describe('report.html', function () {
     const page = await renderHtml(hostile)
     assert.ok(page.includes('&lt;img src=x onerror=alert(1)&gt;'))
     assert.ok(!page.includes('<img src=x'))
+  })
+
+  it('makes the charts over chain time zoomable along it, and still compiles a report with nothing to zoom', () => {
+    const zoomable = (specs: Record<string, unknown>) => Object.keys(specs).filter((id) => JSON.stringify(specs[id]).includes('"name":"zoom"'))
+    assert.deepEqual(zoomable(compileChartSpecs(report)).sort(), ['chart-balances', 'chart-price', 'chart-timeline'])
+    const {history: _history, ...old} = report
+    assert.deepEqual(zoomable(compileChartSpecs({...old, market: {...report.market, series: []}})), [])
   })
 
   it('draws every chart in headless chromium, with marks, and the page logs nothing', async function () {
