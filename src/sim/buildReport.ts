@@ -308,6 +308,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     balancesFrom: before.blockNumber,
     toBlock: after.blockNumber,
     transactions,
+    store: connection.store,
     accounts: accounts.map((account) => ({address: account.address, name: nameOf(account.address), role: account.role, strategy: strategyOf(account.address)})),
   })
 

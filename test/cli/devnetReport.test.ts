@@ -8,14 +8,18 @@ import {XMLValidator} from 'fast-xml-parser'
 import {repoRoot, runGensyn} from '../helpers/cli.js'
 import {type LocalDevnet, startLocalDevnet} from '../helpers/localDevnet.js'
 
-type Result = {source: 'chain' | 'file'; ok: boolean; failures: string[]; files: {json: string; markdown: string; charts: string[]}}
+type Result = {source: 'chain' | 'file'; ok: boolean; failures: string[]; files: {json: string; markdown: string; html: string; charts: string[]}}
 
-const chartFiles = ['balances.svg', 'timeline.svg', 'detection.svg', 'gas.svg', 'price.svg']
+const chartFiles = ['balances.svg', 'timeline.svg', 'training.svg', 'detection.svg', 'gas.svg', 'price.svg']
 
 async function assertReportFolder(result: Result, dir: string): Promise<string> {
   assert.equal(path.dirname(result.files.markdown), dir)
   const markdown = await readFile(result.files.markdown, 'utf8')
   assert.deepEqual(result.files.charts.map((file) => path.relative(dir, file)).sort(), chartFiles.map((file) => `charts/${file}`).sort())
+  // report.html beside it: the same report, every chart live in the page (src/sim/report/html).
+  assert.equal(result.files.html, path.join(dir, 'report.html'))
+  const html = await readFile(result.files.html, 'utf8')
+  for (const file of chartFiles) assert.ok(html.includes(`<div class="chart" id="chart-${file.replace('.svg', '')}"></div>`), `report.html has no ${file}`)
   for (const file of chartFiles) {
     assert.ok(markdown.includes(`](charts/${file})`), `report.md does not embed ${file}`)
     const svg = await readFile(path.join(dir, 'charts', file), 'utf8')

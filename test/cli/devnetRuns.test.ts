@@ -43,12 +43,14 @@ describe('gensyn devnet runs list / report RUN / report --compare (the built CLI
   it('renders the latest run again into its own folder', async () => {
     const run = await runGensyn(['devnet', 'report', 'latest', '--state-dir', stateDir, '--json'])
     assert.equal(run.exitCode, 0, String(run.stderr))
-    const result = JSON.parse(String(run.stdout)) as {source: string; run: string; ok: boolean; files: {markdown: string}}
+    const result = JSON.parse(String(run.stdout)) as {source: string; run: string; ok: boolean; files: {markdown: string; html: string}}
     assert.equal(result.source, 'run')
     assert.equal(result.run, colluding)
     assert.equal(result.ok, true)
     assert.equal(path.dirname(result.files.markdown), path.join(stateDir, 'runs', colluding))
     assert.match(await readFile(result.files.markdown, 'utf8'), /^# Devnet report: colluding$/m)
+    assert.equal(result.files.html, path.join(stateDir, 'runs', colluding, 'report.html'))
+    assert.match(await readFile(result.files.html, 'utf8'), /<title>Devnet report: colluding<\/title>/)
   })
 
   it('compares two runs: the table printed, compare.md, compare.json and overlaid charts written', async () => {

@@ -12,6 +12,7 @@ import {decodeDataset} from '../../src/ml/data/datasetBlob.js'
 import {decodeSafetensors} from '../../src/ml/export/safetensors.js'
 import {loadLocalJob} from '../../src/ml/data/loadLocalJob.js'
 import {isAlive} from '../../src/sim/devnetProcesses.js'
+import type {TrainingCurve} from '../../src/sim/report/types.js'
 import {createLocalStore} from '../../src/store/createLocalStore.js'
 import {lastJsonLine, repoRoot, runGensyn} from '../helpers/cli.js'
 import {assertNoOrphans, processesMatching, waitFor} from '../helpers/processes.js'
@@ -32,6 +33,7 @@ type Report = {
   accounts: {role: string; name: string; address: string; strategy?: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}[]
   conservation: {ok: boolean; totalBefore: string; totalAfter: string; gasFees: string}
   failures: string[]
+  history: {curves: TrainingCurve[]}
 }
 
 async function runningProcesses(stateDir: string): Promise<{anvilPid?: number; actors: {name: string; pid?: number}[]} | undefined> {
@@ -78,10 +80,20 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     assert.deepEqual(saved, report)
     // report.md embeds the charts written beside it (docs/report.md).
     const markdown = await readFile(path.join(stateDir, 'report.md'), 'utf8')
-    for (const chart of ['balances', 'timeline', 'detection', 'gas', 'price']) {
+    const html = await readFile(path.join(stateDir, 'report.html'), 'utf8')
+    for (const chart of ['balances', 'timeline', 'training', 'detection', 'gas', 'price']) {
       assert.ok(markdown.includes(`](charts/${chart}.svg)`), `report.md does not embed ${chart}.svg`)
       assert.match(await readFile(path.join(stateDir, 'charts', `${chart}.svg`), 'utf8'), /^<svg /)
+      assert.ok(html.includes(`<div class="chart" id="chart-${chart}"></div>`), `report.html has no ${chart} chart`)
     }
+    // The training curve, read from the proof in the store: every checkpoint scored, the replays matched, and
+    // its last point is the delivered model the submitter scored on its own.
+    const [curve] = saved.history.curves
+    assert.equal(saved.history.curves.length, 1)
+    assert.equal(curve!.verdict, 'accepted')
+    assert.deepEqual(curve!.points.map((point) => point.step), [0, 50, 100, 150, 200])
+    assert.equal(curve!.points.at(-1)!.testAccuracy, task!.testAccuracy)
+    assert.ok(curve!.replays.length >= 1 && curve!.replays.every((replay) => replay.match), JSON.stringify(curve!.replays))
     assert.equal(existsSync(path.join(stateDir, 'devnet.json')), false, 'a stale devnet.json outlived its chain')
     assertNoOrphans(stateDir)
   })
@@ -204,9 +216,11 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       const live = await runGensyn(['devnet', 'report', '--out', reportDir, '--json', '--state-dir', stateDir])
       assert.equal(live.exitCode, 0, String(live.stderr))
       assert.equal((JSON.parse(String(live.stdout)) as {source: string}).source, 'chain')
-      const liveReport = JSON.parse(await readFile(path.join(reportDir, 'report.json'), 'utf8')) as {history: {timeline: {segments: {taskId: string; phase: string}[]}; detection: {label: string; actors: string[]}[]}}
+      const liveReport = JSON.parse(await readFile(path.join(reportDir, 'report.json'), 'utf8')) as {history: {timeline: {segments: {taskId: string; phase: string}[]}; detection: {label: string; actors: string[]}[]; curves: TrainingCurve[]}}
       assert.deepEqual([...new Set(liveReport.history.timeline.segments.filter((segment) => segment.taskId === '1').map((segment) => segment.phase))], ['submitted', 'claimed', 'committed', 'verifying', 'challenge window'])
       assert.deepEqual(liveReport.history.detection.find((row) => row.label === 'solver: honest')?.actors, ['solver-1', 'solver-2'])
+      // The training curve needs only the chain and the store, so a live report has it too.
+      assert.deepEqual(liveReport.history.curves.map((curve) => [curve.taskId, curve.verdict, curve.points.length, curve.replays.every((replay) => replay.match)]), [['1', 'accepted', 5, true]])
 
       assert.deepEqual(pids.filter((pid) => !isAlive(pid)), [], 'a process died while the devnet was up')
       devnet.kill('SIGINT')

@@ -18,15 +18,15 @@ export type DevnetReportResult = {
   run?: string
   ok: boolean
   failures: string[]
-  files: {json: string; markdown: string; charts: string[]}
+  files: {json: string; markdown: string; html: string; charts: string[]}
 }
 
 export type DevnetCompareResult = Comparison & {files: ComparisonFiles}
 
 export default class DevnetReport extends BaseCommand {
-  static override summary = "Write a devnet's report (report.md, report.json, SVG charts), of the last run, any kept run, or two runs compared."
+  static override summary = "Write a devnet's report (report.md, report.html, report.json, SVG charts), of the last run, any kept run, or two runs compared."
   static override description =
-    'Without RUN: against a running devnet (<state-dir>/devnet.json and a chain that answers) the report is read from the chain now: tasks, money, disputes, slashes, balances over time, each task\'s phases, the detection matrix, gas per phase and the price. Without one, the last run\'s <state-dir>/report.json is rendered again. Writes report.json, report.md and charts/ (balances.svg, timeline.svg, detection.svg, gas.svg, price.svg, rendered by vega-lite with no browser) to --out. A running devnet\'s scenario is not on disk, so a live report holds the run only to the protocol\'s own checks (money conserved, no honest actor slashed).\n\nWith RUN (a run id from `gensyn devnet runs list`, a unique prefix of one, `latest`, or a path to a run folder): that run\'s report is rendered again, into its own folder unless --out says otherwise.\n\nWith --compare RUN RUN: the two runs\' headline figures side by side with the difference B - A (tasks, verdicts, slashes, disputes, jackpot, gas per phase, time per task, price, detection per strategy, conservation), printed and written as compare.md and compare.json, with charts of both runs overlaid (price over time, gas per phase, detection). See docs/report.md.'
+    'Without RUN: against a running devnet (<state-dir>/devnet.json and a chain that answers) the report is read from the chain now: tasks, money, disputes, slashes, balances over time, each task\'s phases, the detection matrix, gas per phase, the price and the training curve of every proof. Without one, the last run\'s <state-dir>/report.json is rendered again. Writes report.json, report.md and charts/ (balances.svg, timeline.svg, training.svg, detection.svg, gas.svg, price.svg, rendered by vega-lite with no browser), and report.html (the same with interactive charts, vega inlined: one file that opens with no network) to --out. A running devnet\'s scenario is not on disk, so a live report holds the run only to the protocol\'s own checks (money conserved, no honest actor slashed).\n\nWith RUN (a run id from `gensyn devnet runs list`, a unique prefix of one, `latest`, or a path to a run folder): that run\'s report is rendered again, into its own folder unless --out says otherwise.\n\nWith --compare RUN RUN: the two runs\' headline figures side by side with the difference B - A (tasks, verdicts, slashes, disputes, jackpot, gas per phase, time per task, price, detection per strategy, conservation), printed and written as compare.md and compare.json, with charts of both runs overlaid (price over time, gas per phase, detection). See docs/report.md.'
   static override examples = [
     {description: 'Render the last run again (after `gensyn devnet up --until-settled`)', command: '<%= config.bin %> <%= command.id %>'},
     {description: 'A report of a devnet still running, written elsewhere', command: '<%= config.bin %> <%= command.id %> --state-dir .gensyn --out ./run-report'},
@@ -84,6 +84,7 @@ export default class DevnetReport extends BaseCommand {
 
   private logFiles(files: DevnetReportResult['files']): void {
     this.log(`report: ${shown(files.markdown)}`)
+    this.log(`html:   ${shown(files.html)}`)
     this.log(`data:   ${shown(files.json)}`)
     this.log(`charts: ${files.charts.map(shown).join(', ')}`)
   }

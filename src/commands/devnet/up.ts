@@ -94,7 +94,7 @@ export default class DevnetUp extends BaseCommand {
         throw error
       })
     this.log(renderReport(report))
-    this.log(`report: ${path.join(runDir, 'report.md')} (also ${path.join(flags['state-dir'], 'report.md')}; charts beside it, data in report.json), logs: ${path.join(runDir, 'logs')} (also appended to ${path.join(flags['state-dir'], 'logs')})`)
+    this.log(`report: ${path.join(runDir, 'report.md')} (also ${path.join(flags['state-dir'], 'report.md')}; report.html and charts beside it, data in report.json), logs: ${path.join(runDir, 'logs')} (also appended to ${path.join(flags['state-dir'], 'logs')})`)
     if (state) this.log(`state: ${state} (resume with \`gensyn devnet up --resume\` or \`--state ${state}\`)`)
     // A run with an end (settled, or the scenario's duration) is judged by its expectations; an open-ended one is not.
     const judged = flags['until-settled'] || scenario.untilSettled || scenario.durationSeconds !== undefined

@@ -1,8 +1,13 @@
+import type {Address} from 'viem'
+
+import type {BlobStore} from '../../store/types.js'
+import {committedProofs} from './committedProofs.js'
 import {detectionMatrix} from './detectionMatrix.js'
 import {readBalanceHistory, type HistoryAccount} from './readBalanceHistory.js'
 import type {MinedTransaction} from '../scanTransactions.js'
 import {readGasByPhase} from './readGasByPhase.js'
 import {blockClock, type Reader, readMarketLog} from './readMarketLog.js'
+import {readTrainingCurves} from './readTrainingCurves.js'
 import {taskTimeline} from './taskTimeline.js'
 import {readWhistleblowerHistory} from './readWhistleblowerHistory.js'
 import type {RunHistory} from './types.js'
@@ -18,9 +23,11 @@ export type ReadRunHistoryOptions = {
   transactions: readonly MinedTransaction[]
   accounts: readonly HistoryAccount[]
   maxBalanceSamples?: number
+  /** The run's blob store: with it, every committed proof's training curve is read (readTrainingCurves). */
+  store?: BlobStore | undefined
 }
 
-/** The run over time, from the chain: balances, each task's phases, who was caught, gas per phase. */
+/** The run over time, from the chain: balances, each task's phases, who was caught, gas per phase, training curves. */
 export async function readRunHistory(options: ReadRunHistoryOptions): Promise<RunHistory> {
   const {connection, deployBlock, toBlock} = options
   const secondsAt = blockClock(connection, deployBlock)
@@ -43,5 +50,11 @@ export async function readRunHistory(options: ReadRunHistoryOptions): Promise<Ru
     ),
     gas,
     whistleblowers,
+    ...(options.store === undefined ? {} : {curves: await readTrainingCurves({store: options.store, proofs: committedProofs(entries), actorOf: actorLookup(options.accounts)})}),
   }
+}
+
+function actorLookup(accounts: readonly HistoryAccount[]): (address: Address) => {name: string; strategy?: string | undefined} {
+  const byAddress = new Map(accounts.map((account) => [account.address.toLowerCase(), account]))
+  return (address) => byAddress.get(address.toLowerCase()) ?? {name: address}
 }

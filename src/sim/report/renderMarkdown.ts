@@ -1,16 +1,24 @@
 import {formatEther, formatUnits} from 'viem'
 
 import type {DevnetReport} from '../buildReport.js'
-import {reportCharts} from './charts/index.js'
+import {type ChartFile, reportCharts} from './charts/index.js'
 import {formatGas} from './charts/gasChart.js'
 import {disputeColumns, disputeRow, ledgerColumns, ledgerRow} from './tableRows.js'
+import {trainingColumns, trainingRow} from './trainingTableRows.js'
+
+export type RenderMarkdownOptions = {
+  /** Where the chart SVGs are, relative to report.md (default `charts`). */
+  chartsDir?: string
+  /** How a chart is placed (default: an image of its SVG); report.html puts a live chart there instead. */
+  chart?: (file: ChartFile, title: string) => string
+}
 
 /** report.md: the summary, the expectations, every chart (as charts/x.svg beside it) and the tables behind them. */
-export function renderMarkdown(report: DevnetReport, options: {chartsDir?: string} = {}): string {
+export function renderMarkdown(report: DevnetReport, options: RenderMarkdownOptions = {}): string {
   const charts = options.chartsDir ?? 'charts'
-  const chart = (file: (typeof reportCharts)[number]['file']) => {
+  const chart = (file: ChartFile) => {
     const entry = reportCharts.find((candidate) => candidate.file === file)!
-    return `![${entry.title}](${charts}/${file})`
+    return options.chart ? options.chart(file, entry.title) : `![${entry.title}](${charts}/${file})`
   }
   const {conservation, jackpot} = report
   const settled = report.tasks.filter((task) => task.status === 'Settled')
@@ -82,6 +90,7 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
       ]),
     ),
     '',
+    ...trainingLines(report, chart('training.svg')),
     '## Detection matrix',
     '',
     chart('detection.svg'),
@@ -116,33 +125,7 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
     '',
     whistleblowerSummary(report),
     '',
-    '## Price over time',
-    '',
-    chart('price.svg'),
-    '',
-    ...(report.market.series.length === 0
-      ? ['No price recorded.']
-      : [
-          `Start ${gwei(report.market.price.start)}, end ${gwei(report.market.price.end)}, min ${gwei(report.market.price.min)}, max ${gwei(report.market.price.max)} gwei per work unit.` +
-            (report.market.shock ? ` Supply shock: ${report.market.shock.solver} left at ${report.market.shock.seconds} s; the price then ${report.market.shock.rose ? `rose to ${gwei(report.market.shock.maxAfter)} gwei` : 'did not rise'}.` : ''),
-        ]),
-    ...(report.market.offers.length === 0
-      ? []
-      : [
-          '',
-          table(
-            ['solver', 'ask (gwei/WU)', 'capacity', 'joins', 'leaves', 'listed (+) / withdrawn (-) at s'],
-            report.market.offers.map((offer) => [
-              offer.solver,
-              gwei(offer.ask),
-              String(offer.capacity),
-              String(offer.joins),
-              String(offer.leaves),
-              offer.events.map((event) => `${event.type === 'listed' ? '+' : '-'}${event.seconds}`).join(' '),
-            ]),
-          ),
-        ]),
-    '',
+    ...priceLines(report, chart('price.svg')),
     '## Money per task',
     '',
     table([...ledgerColumns], report.tasks.map((task) => ledgerRow(task, '**NO**'))),
@@ -178,6 +161,58 @@ export function renderMarkdown(report: DevnetReport, options: {chartsDir?: strin
     '',
   ]
   return lines.join('\n')
+}
+
+/** The price over the run: the chart, its start, end and range (and a supply shock), and every solver's offer. */
+function priceLines(report: DevnetReport, chart: string): string[] {
+  return [
+    '## Price over time',
+    '',
+    chart,
+    '',
+    ...(report.market.series.length === 0
+      ? ['No price recorded.']
+      : [
+          `Start ${gwei(report.market.price.start)}, end ${gwei(report.market.price.end)}, min ${gwei(report.market.price.min)}, max ${gwei(report.market.price.max)} gwei per work unit.` +
+            (report.market.shock ? ` Supply shock: ${report.market.shock.solver} left at ${report.market.shock.seconds} s; the price then ${report.market.shock.rose ? `rose to ${gwei(report.market.shock.maxAfter)} gwei` : 'did not rise'}.` : ''),
+        ]),
+    ...(report.market.offers.length === 0
+      ? []
+      : [
+          '',
+          table(
+            ['solver', 'ask (gwei/WU)', 'capacity', 'joins', 'leaves', 'listed (+) / withdrawn (-) at s'],
+            report.market.offers.map((offer) => [
+              offer.solver,
+              gwei(offer.ask),
+              String(offer.capacity),
+              String(offer.joins),
+              String(offer.leaves),
+              offer.events.map((event) => `${event.type === 'listed' ? '+' : '-'}${event.seconds}`).join(' '),
+            ]),
+          ),
+        ]),
+    '',
+  ]
+}
+
+/** Every committed proof's curve: the chart and a row per proof (an older report's chart says it has none). */
+function trainingLines(report: DevnetReport, chart: string): string[] {
+  const curves = report.history?.curves
+  return [
+    '## Training curves',
+    '',
+    chart,
+    '',
+    ...(curves === undefined
+      ? ['This report was written before training curves were recorded.']
+      : [
+          table([...trainingColumns], curves.map(trainingRow)),
+          '',
+          "Each checkpoint of each committed proof, scored on the job's test split. A ring marks a checkpoint a verifier's replay ended at: green if the replay matched the proof, red if not.",
+        ]),
+    '',
+  ]
 }
 
 /** The actors' deaths and restarts (docs/reliability.md): a section only when there were any. */

@@ -72,6 +72,42 @@ export type RunHistory = {
   gas: GasByPhase
   /** Whistleblowers joining and leaving the active set (absent in reports written before it was recorded). */
   whistleblowers?: WhistleblowerPoint[]
+  /** Every committed proof's training curve (absent in reports written before it existed, or without a store). */
+  curves?: TrainingCurve[]
+}
+
+/** One checkpoint of a committed proof, scored on the job's test split (the job's own loss function). */
+export type CurvePoint = {
+  step: number
+  /** Mean test loss; null when the checkpoint could not be scored (a forged or unreadable one). */
+  testLoss: number | null
+  /** Share of test samples (tokens, for a language model) predicted right; null for a regression. */
+  testAccuracy: number | null
+}
+
+/** A segment a verifier replayed from this proof, from the verification report its verdict names. */
+export type CurveReplay = {verifier: string; segment: number; startStep: number; endStep: number; match: boolean}
+
+/**
+ * The training curve of one committed proof (a task's first proof, a later one after a rejection, the honest
+ * proof a forced error sealed): every checkpoint of its manifest, scored, and the segments its verifiers replayed.
+ */
+export type TrainingCurve = {
+  taskId: string
+  /** 1 for the task's first committed proof, +1 for each proof committed after it. */
+  proof: number
+  solver: string
+  /** The solver's strategy (`honest`, or an adversary), when known. */
+  strategy?: string
+  manifestHash: string
+  /** The task's metric beside the loss: test accuracy for a classifier, none for a regression (its loss is its metric). */
+  metric: 'test accuracy' | 'none'
+  points: CurvePoint[]
+  replays: CurveReplay[]
+  /** The last verdict posted on this proof; `overturned`: accepted, then the task reopened (a challenge won). */
+  verdict: 'accepted' | 'rejected' | 'overturned' | 'none'
+  /** Why the curve is missing or incomplete (the manifest or a checkpoint not in the store, a forged checkpoint). */
+  problem?: string
 }
 
 /** A partial report's reason when the user stopped the run (Ctrl-C, or q on the dashboard): not a failure of the run. */

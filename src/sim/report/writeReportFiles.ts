@@ -3,13 +3,15 @@ import path from 'node:path'
 
 import type {DevnetReport} from '../buildReport.js'
 import {renderCharts} from './charts/index.js'
+import {renderHtml} from './html/renderHtml.js'
 import {renderMarkdown} from './renderMarkdown.js'
 
-export type ReportFiles = {json: string; markdown: string; charts: string[]}
+export type ReportFiles = {json: string; markdown: string; html: string; charts: string[]}
 
 /**
  * Writes the report to `dir`: report.json (first: it is the record, and every other file can be rendered
- * again from it with `gensyn devnet report`), charts/*.svg, then report.md, which embeds the charts. Each
+ * again from it with `gensyn devnet report`), charts/*.svg, then report.md, which embeds the charts, and
+ * report.html, the same with live charts and nothing outside the file. Each
  * file is written to a temporary name and renamed, so an interrupted write never leaves half a file.
  */
 export async function writeReportFiles(dir: string, report: DevnetReport): Promise<ReportFiles> {
@@ -24,7 +26,9 @@ export async function writeReportFiles(dir: string, report: DevnetReport): Promi
   }
   const markdown = path.join(dir, 'report.md')
   await writeAtomically(markdown, renderMarkdown(report))
-  return {json, markdown, charts}
+  const html = path.join(dir, 'report.html')
+  await writeAtomically(html, await renderHtml(report))
+  return {json, markdown, html, charts}
 }
 
 /** report.json alone: the record every other file renders from. */

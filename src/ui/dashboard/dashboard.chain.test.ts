@@ -166,6 +166,42 @@ describe('the devnet dashboard (ink)', () => {
     assert.match(text, /#1 +Claimed +solver-1 +\(1 rejected\)/)
   })
 
+  it('draws the loss per checkpoint of the task being trained as a sparkline, a point per checkpoint event', async () => {
+    const scenario = await loadScenario(path.join(packageRoot, 'fixtures/scenarios/colluding.yaml'))
+    const {state} = stateFor(scenario)
+    const solve = (event: Record<string, unknown>) => applyDevnetEvent(state, actor('solver-1', 'solver', event))
+    const trainingRows = () => frameLines(renderOnce(state, {columns: 100, rows: 30})).filter((line) => /^ +#1 +solver-1 +loss /.test(line))
+    solve({type: 'claimed', taskId: '1', claimBlock: '20', gasUsed: '289607', price: '10000000000000'})
+    // The start checkpoint comes before any step: no loss yet, no curve.
+    solve({type: 'checkpoint', taskId: '1', step: 0, hash: `0x${'00'.repeat(32)}`})
+    assert.doesNotMatch(frameLines(renderOnce(state)).join('\n'), /TRAINING/)
+    const losses: number[] = []
+    for (let step = 1; step <= 125; step++) {
+      const loss = 2.3 * Math.exp(-step / 40) + (step % 7) * 0.01
+      solve({type: 'progress', taskId: '1', step, steps: 200, from: 0, loss})
+      if (step % 25 === 0) {
+        solve({type: 'checkpoint', taskId: '1', step, hash: `0x${'ab'.repeat(32)}`})
+        losses.push(loss)
+      }
+    }
+    const frame = frameLines(renderOnce(state, {columns: 100, rows: 30}))
+    assertFits(frame, 100, 30)
+    assert.ok(frame.some((line) => line.startsWith('TRAINING')), frame.join('\n'))
+    const [row] = trainingRows()
+    assert.ok(row, `no curve for #1:\n${frame.join('\n')}`)
+    // Five checkpoints, falling loss: five bars from the highest to the lowest, then the first and last loss.
+    const bars = /loss ([▁▂▃▄▅▆▇█]+) /.exec(row)![1]!
+    assert.equal(bars.length, 5)
+    assert.equal(bars[0], '█')
+    assert.equal(bars.at(-1), '▁')
+    assert.ok(row.includes(`${losses[0]!.toFixed(3)} → ${losses.at(-1)!.toFixed(3)} · 5 ckpts`), row)
+    assert.match(row, /now \d\.\d{3} at step 125/)
+    // One more checkpoint, one more bar.
+    for (let step = 126; step <= 150; step++) solve({type: 'progress', taskId: '1', step, steps: 200, from: 0, loss: 0.2})
+    solve({type: 'checkpoint', taskId: '1', step: 150, hash: `0x${'cd'.repeat(32)}`})
+    assert.equal(/loss ([▁▂▃▄▅▆▇█]+) /.exec(trainingRows()[0]!)![1]!.length, 6)
+  })
+
   it('shows a crashed actor restarting, how often it was restarted, and the crash in the feed', async () => {
     const {state} = await colludingRun()
     const exit = {exitCode: undefined, signal: 'SIGKILL', stderrTail: ''}

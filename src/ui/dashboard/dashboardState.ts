@@ -6,6 +6,7 @@ import type {DevnetAccount} from '../../sim/devnetAccounts.js'
 import type {TaskStatus} from '../../protocol/types.js'
 import {describeActorEvent} from './describeActorEvent.js'
 import {describeCrash} from '../../sim/superviseActor.js'
+import {applyTrainingEvent, type LiveCurve} from './trainingCurves.js'
 
 export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
 
@@ -53,6 +54,8 @@ export type DashboardState = {
   jackpot: bigint | undefined
   /** Lower-cased address -> actor name, so chain logs name the actors. */
   names: Map<string, string>
+  /** The loss per checkpoint of each task the solvers train, as they report it (oldest first, bounded). */
+  curves: LiveCurve[]
 }
 
 /** A chain event the poller decoded, already reduced to what the feed shows. */
@@ -82,6 +85,7 @@ export function createDashboardState(options: {scenario: string; stateDir: strin
     mode: 'starting',
     jackpot: undefined,
     names: new Map(),
+    curves: [],
   }
 }
 
@@ -144,6 +148,7 @@ export function applyDevnetEvent(state: DashboardState, event: DevnetEvent): voi
     pushFeed(state, {block: state.head?.number, actor: row.name, kind: 'error', text: describeCrash(event.crash)})
     return
   }
+  if (event.role === 'solver') applyTrainingEvent(state.curves, row.name, event.event)
   const update = describeActorEvent(event.role as ActorRole, event.event)
   if (update.activity !== undefined) {
     row.activity = update.activity

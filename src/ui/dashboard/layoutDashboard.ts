@@ -2,6 +2,8 @@ import {formatEther} from 'viem'
 
 import {type ActorRow, countTasks, type DashboardState, type FeedKind, type TrainingProgress} from './dashboardState.js'
 import {trimDecimals} from './describeActorEvent.js'
+import {sparkline} from './sparkline.js'
+import type {LiveCurve} from './trainingCurves.js'
 
 export type Style = {color?: string; backgroundColor?: string; bold?: boolean; dimColor?: boolean; inverse?: boolean}
 export type Segment = {text: string} & Style
@@ -45,17 +47,21 @@ export function layoutDashboard(state: DashboardState, size: TerminalSize): Line
   const taskLines = state.tasks.map((task) =>
     plain(`  #${task.id.padEnd(4)} ${task.status.padEnd(10)} ${task.solver ?? '-'}${task.verifier ? ` / ${task.verifier}` : ''}${task.attempts > 0 ? `  (${task.attempts} rejected)` : ''}`, width),
   )
-  // Fixed rows: header, the three section titles, the footer. The rest is shared: actors first (they are the
-  // point of the view), then a few tasks, then the feed gets everything left (at least 3 rows).
-  const free = height - 5
-  const actorRows = Math.min(actorLines.length, Math.max(2, free - 3 - Math.min(taskLines.length, 2)))
-  const taskRows = Math.min(taskLines.length, Math.max(0, Math.min(Math.floor(free / 4), free - actorRows - 3)))
-  const feedRows = Math.max(0, free - actorRows - taskRows)
+  const curveLines = trainingLines(state, width)
+  // Fixed rows: header, the section titles (TRAINING only once a solver reported a loss), the footer. The rest
+  // is shared: actors first (they are the point of the view), then a few training curves and tasks, then the
+  // feed gets everything left (at least 3 rows).
+  const free = height - 5 - (curveLines.length > 0 ? 1 : 0)
+  const actorRows = Math.min(actorLines.length, Math.max(2, free - 3 - Math.min(taskLines.length, 2) - Math.min(curveLines.length, 1)))
+  const curveRows = Math.min(curveLines.length, Math.max(0, Math.min(3, free - actorRows - 3)))
+  const taskRows = Math.min(taskLines.length, Math.max(0, Math.min(Math.floor(free / 4), free - actorRows - curveRows - 3)))
+  const feedRows = Math.max(0, free - actorRows - curveRows - taskRows)
 
   return [
     header,
     actorHeading(actorColumns(state, width), width),
     ...clip(actorLines, actorRows, width),
+    ...(curveLines.length > 0 ? [sectionLine('TRAINING', 'loss at each checkpoint, as the solvers report it', width), ...clip(curveLines, curveRows, width)] : []),
     sectionLine('TASKS', taskCounts(state), width),
     ...clip(taskLines, taskRows, width),
     sectionLine('EVENTS', `${state.feed.length} so far`, width),
@@ -166,6 +172,20 @@ function fraction(progress: TrainingProgress): number {
   const span = progress.steps - progress.from
   if (span <= 0) return 1
   return Math.min(1, Math.max(0, (progress.step - progress.from) / span))
+}
+
+/** A row per task being trained with a checkpoint's loss: its sparkline per checkpoint, the first and last loss. */
+function trainingLines(state: DashboardState, width: number): Line[] {
+  const training = (curve: LiveCurve) => state.actors.some((actor) => actor.name === curve.solver && actor.progress?.taskId === curve.taskId)
+  return state.curves
+    .filter((curve) => curve.checkpoints.length > 0 && training(curve))
+    .map((curve): Line => {
+      const label = `  #${curve.taskId.padEnd(4)} ${fit(curve.solver, 14)} loss `
+      const losses = curve.checkpoints.map((point) => point.loss)
+      const summary = ` ${losses[0]!.toFixed(3)} → ${losses.at(-1)!.toFixed(3)} · ${losses.length} ckpt${losses.length === 1 ? '' : 's'} · now ${curve.lastLoss?.toFixed(3) ?? '-'} at step ${curve.step}`
+      const chart = sparkline(losses, Math.max(0, Math.min(24, width - label.length - 20)))
+      return [{text: label}, {text: chart, color: 'green'}, {text: fit(summary, width - label.length - chart.length)}]
+    })
 }
 
 function taskCounts(state: DashboardState): string {

@@ -8,12 +8,15 @@ import {repoRoot} from '../../../../test/helpers/cli.js'
 import type {DevnetReport} from '../../buildReport.js'
 import {renderMarkdown} from '../renderMarkdown.js'
 import {gasPhases, taskPhases} from '../types.js'
-import {balancesChart, detectionChart, gasChart, priceChart, renderSvg, reportCharts, timelineChart, whistleblowersChart} from './index.js'
+import {balancesChart, detectionChart, gasChart, priceChart, renderSvg, reportCharts, timelineChart, trainingChart, whistleblowersChart} from './index.js'
+import {curveLabel} from './trainingChart.js'
 
 /** Real reports written by `gensyn devnet up` (smoke.yaml, colluding.yaml) with this renderer's data. */
 const fixture = (name: string) => JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/reports', `${name}.json`), 'utf8')) as DevnetReport
 const smoke = fixture('smoke')
 const colluding = fixture('colluding')
+/** cheater.yaml: a skip-steps proof rejected, then an honest one accepted, with the training curves of both. */
+const cheater = fixture('cheater')
 
 /** Well-formed XML with an <svg> root, and every text it draws. */
 function checkSvg(svg: string): string[] {
@@ -119,6 +122,37 @@ describe('report charts (vega-lite -> SVG, no browser)', function () {
     for (const text of ['joined', 'left', 'active whistleblowers', 'Active whistleblowers over time']) assert.ok(texts.includes(text), `${text} not drawn: ${texts.join(' | ')}`)
     assert.match(renderMarkdown(report), /^2 join\(s\), 1 leave\(s\); at most 2 active, 1 at the end\./m)
     assert.match(renderMarkdown({...smoke, history: {...smoke.history!, whistleblowers: []}}), /^No whistleblower joined or left\.$/m)
+  })
+
+  it('the cheater run: a curve per committed proof, scored on the test set, with the replays that caught the cheat', () => {
+    const curves = cheater.history!.curves!
+    assert.deepEqual(
+      curves.map((curve) => [curve.proof, curve.solver, curve.strategy, curve.verdict]),
+      [
+        [1, 'cheater-1', 'skip-steps', 'rejected'],
+        [2, 'solver-1', 'honest', 'accepted'],
+      ],
+    )
+    for (const curve of curves) {
+      assert.deepEqual(curve.points.map((point) => point.step), [0, 50, 100, 150, 200])
+      assert.equal(curve.metric, 'test accuracy')
+      // Training lowers the test loss: the last checkpoint scores better than the first (random weights).
+      assert.ok(curve.points.at(-1)!.testLoss! < curve.points[0]!.testLoss! / 2, curveLabel(curve))
+    }
+    assert.ok(curves[0]!.replays.some((replay) => !replay.match), 'the rejected proof has no failed replay')
+    assert.ok(curves[1]!.replays.length > 0 && curves[1]!.replays.every((replay) => replay.match))
+    // The delivered model's accuracy, measured by the submitter on its own, is the accepted curve's last point.
+    assert.equal(curves[1]!.points.at(-1)!.testAccuracy, cheater.tasks[0]!.testAccuracy)
+  })
+
+  it('training.svg: a line per proof and measure, each proof named, replays in the legend', async () => {
+    const svg = await renderSvg(trainingChart(cheater))
+    const texts = checkSvg(svg)
+    const lines = [...svg.matchAll(/<g class="mark-line role-mark[^"]*"[^>]*>(.*?)<\/g>/gs)].reduce((sum, match) => sum + (match[1]!.match(/<path/g)?.length ?? 0), 0)
+    assert.equal(lines, cheater.history!.curves!.length * 2)
+    for (const label of [...cheater.history!.curves!.map(curveLabel), 'replay matched', 'replay did not match', 'test loss', 'test accuracy']) {
+      assert.ok(texts.some((text) => text === label || (text.endsWith('…') && label.startsWith(text.slice(0, -1)))), `${label} not shown: ${texts.join(' | ')}`)
+    }
   })
 
   it('a report without history (an older report.json) still renders every chart, saying what is missing', async () => {

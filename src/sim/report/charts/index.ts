@@ -9,11 +9,13 @@ import {priceChart} from './priceChart.js'
 import {renderSvg} from './renderSvg.js'
 import {timelineChart} from './timelineChart.js'
 import {whistleblowersChart} from './whistleblowersChart.js'
+import {trainingChart} from './trainingChart.js'
 
 /** Every chart of the report: its file under charts/, the alt text report.md gives it, and its spec. */
 export const reportCharts = [
   {file: 'balances.svg', title: 'Balances over time per role', spec: balancesChart},
   {file: 'timeline.svg', title: 'Task timeline by phase', spec: timelineChart},
+  {file: 'training.svg', title: 'Training curves per task', spec: trainingChart},
   {file: 'detection.svg', title: 'Detection matrix', spec: detectionChart},
   {file: 'gas.svg', title: 'Gas per phase', spec: gasChart},
   {file: 'price.svg', title: 'Price over time', spec: priceChart},
@@ -29,4 +31,4 @@ export async function renderCharts(report: DevnetReport): Promise<Map<ChartFile,
   return rendered
 }
 
-export {balancesChart, detectionChart, economicsChart, gasChart, priceChart, renderSvg, timelineChart, whistleblowersChart}
+export {balancesChart, detectionChart, economicsChart, gasChart, priceChart, renderSvg, timelineChart, trainingChart, whistleblowersChart}
