@@ -7,7 +7,7 @@ import {runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {connectionFlags} from '../ui/flags.js'
+import {actorSeedFlag, connectionFlags} from '../ui/flags.js'
 import {parseTaskId} from '../ui/parseTaskId.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
@@ -39,6 +39,7 @@ export default class Challenge extends BaseCommand {
       options: ['wasm'],
       default: 'wasm',
     }),
+    seed: actorSeedFlag,
   }
 
   async run(): Promise<ChallengeOnceResult | undefined> {
@@ -76,6 +77,7 @@ export default class Challenge extends BaseCommand {
         maxActive: flags['max-active'],
         segmentsToCheck: flags.segments,
         strategy: flags.strategy as WhistleblowerStrategy,
+        seed: flags.seed,
         signal,
         onEvent: (event) => (json ? this.emitJsonLine({role: 'whistleblower', ...event}) : this.describeLoop(event)),
       }),

@@ -9,7 +9,7 @@ import type {BackendName} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {backendFlag, connectionFlags} from '../ui/flags.js'
+import {actorSeedFlag, backendFlag, connectionFlags} from '../ui/flags.js'
 import {createProgress, type Progress} from '../ui/progress.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
@@ -60,6 +60,7 @@ export default class Solve extends BaseCommand {
     }),
     'leave-after': Flags.integer({description: 'Withdraw its offer after this many seconds, finish the task in hand and exit.', min: 0}),
     backend: backendFlag,
+    seed: actorSeedFlag,
   }
 
   async run(): Promise<OfflineSolveResult | undefined> {
@@ -131,6 +132,7 @@ export default class Solve extends BaseCommand {
         ask: flags.ask === undefined ? undefined : parseAsk(flags.ask),
         capacity: flags.capacity,
         leaveAfterSeconds: flags['leave-after'],
+        seed: flags.seed,
         signal,
         onEvent,
       }),

@@ -95,7 +95,7 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
   try {
     await devnet.start()
     // After start: a second devnet refused there must not overwrite the running one's record.
-    const parameters = {backend: options.backend ?? options.scenario.backend, port: options.port, untilSettled, timeoutSeconds}
+    const parameters = {backend: options.backend ?? options.scenario.backend, port: options.port, untilSettled, timeoutSeconds, seed: options.scenario.seed}
     const record = {runDir, scenario: options.scenario, stateFile: options.state && path.resolve(options.state), startedAt: new Date().toISOString(), parameters}
     await recordRun(options.stateDir, record)
     options.onStarted?.(devnet)
