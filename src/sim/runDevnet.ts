@@ -25,6 +25,8 @@ export type RunDevnetOptions = {
   onEvent?: (event: DevnetEvent) => void
   /** Called once the devnet is up: a live view (the dashboard) reads the chain and pauses the actors through it. */
   onStarted?: ((devnet: Devnet) => void) | undefined
+  /** The run's folder (default: a new one under `<stateDir>/runs`); a sweep keeps its cells' runs in its own state dir's runs/. */
+  runDir?: string | undefined
 }
 
 export type RunDevnetResult = {
@@ -56,7 +58,7 @@ export class DevnetStoppedError extends BaseError {
  */
 export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetResult> {
   const emit = options.onEvent ?? (() => {})
-  const runDir = runFolder(options.stateDir, options.scenario.name)
+  const runDir = options.runDir ?? runFolder(options.stateDir, options.scenario.name)
   const seenTasks = new Map<string, {taskId: string; actor: string; event: string}>()
   let stopping = false
   let crash: string | undefined

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict'
-import {mkdtemp, readFile, rm, writeFile} from 'node:fs/promises'
+import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {repoRoot, runGensyn} from '../helpers/cli.js'
+import {runGensyn} from '../helpers/cli.js'
+import {writeOneEachScenario} from '../helpers/oneEachScenario.js'
 
 type Report = {
   ok: boolean
@@ -34,10 +35,7 @@ describe('devnet up --seed (real devnets): one seed replays a run', function () 
 
   before(async () => {
     root = await mkdtemp(path.join(tmpdir(), 'gensyn-seed-'))
-    // The smoke job with one solver and one verifier: with two of each, which one wins a claim race is timing, not a choice.
-    scenario = path.join(root, 'one-each.yaml')
-    const job = path.join(repoRoot, 'fixtures', 'jobs', 'smoke-mlp.yaml')
-    await writeFile(scenario, `name: one-each\nactors: {submitters: 1, solvers: 1, verifiers: 1}\njobs:\n  - file: ${JSON.stringify(job)}\nchain: {blockTime: 1, challengeWindow: 2}\nprotocol: {forcedErrorBps: 0}\ntimeoutSeconds: 300\n`)
+    scenario = await writeOneEachScenario(root)
   })
   after(() => rm(root, {recursive: true, force: true}))
 
