@@ -5,6 +5,7 @@ import {createAnvil} from '../chain/anvil.js'
 import {createClients} from '../chain/clients.js'
 import {deployContracts} from '../chain/deployContracts.js'
 import {writeDevnetConfig} from '../chain/devnetConfig.js'
+import {createIntervalMining, type IntervalMining} from '../chain/intervalMining.js'
 import {BaseError, InvalidInputError} from '../errors/base.js'
 import {connect, type Connection} from '../protocol/connect.js'
 import {type BalanceSnapshot, takeBalanceSnapshot} from './balances.js'
@@ -145,7 +146,8 @@ export function createDevnet(options: DevnetOptions): Devnet {
   // Private jobs' secrets and key files (docs/privacy.md): each submitter account its own, beside the actors' state.
   const keysDirOf = (account: DevnetAccount) => path.join(actorStateDir, 'keys', `account-${account.index}`)
   // Set in start() when every job is private: the workers then get an MNIST folder with nothing in it.
-  let workerEnv: Record<string, string> | undefined
+  let workerEnv: Record<string, string> | undefined = actorPollEnv(scenario.chain.blockTime)
+  let mining: IntervalMining | undefined
   const savedSamples = (): MarketSample[] => saved?.marketSamples ?? []
 
   /** Saves the run's record (one write at a time, atomically): after the deploy, each finished job, and at stop. */
@@ -291,7 +293,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       if (specs.length > 0 && specs.every((spec) => spec?.privacy !== undefined)) {
         const empty = path.join(stateDir, 'no-raw-data')
         await mkdir(empty, {recursive: true})
-        workerEnv = {GENSYN_MNIST_DIR: empty}
+        workerEnv = {...workerEnv, GENSYN_MNIST_DIR: empty}
         emit({type: 'phase', message: `every job is private: solvers, verifiers and whistleblowers run without raw MNIST (GENSYN_MNIST_DIR=${empty})`})
       }
 
@@ -301,9 +303,10 @@ export function createDevnet(options: DevnetOptions): Devnet {
       const deployer = accounts[0]!
       const {publicClient, walletClient} = await createClients({rpcUrl: anvil.rpcUrl, privateKey: deployer.privateKey})
       if (!walletClient) throw new BaseError('devnet: no wallet client for the deployer account')
+      mining = createIntervalMining(publicClient, scenario.chain.blockTime)
       let contracts: PersistedDevnet['contracts']
       if (saved) {
-        const {head} = await resumeChain(publicClient, saved, scenario.chain.blockTime, statePaths!.chain)
+        const {head} = await resumeChain(publicClient, saved, mining, statePaths!.chain)
         deployBlock = saved.deployBlock
         contracts = saved.contracts
         dropouts.push(...saved.dropouts)
@@ -316,7 +319,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
         contracts = {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game, book: deployed.book}
         // Deploy on automine (no block waits), then mine on an interval: a verifier needs a block after the
         // commit for its randomness, whether or not anyone else is sending transactions.
-        await publicClient.request({method: 'evm_setIntervalMining', params: [scenario.chain.blockTime]} as never)
+        await mining.start()
       }
       const config = {
         rpcUrl: anvil.rpcUrl,
@@ -416,7 +419,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       if (!connection) throw new BaseError('devnet: pause() before start()')
       if (paused || stopped) return
       const live = actors.filter((actor) => actor.exit === undefined).map((actor) => actor.pid)
-      paused = await pauseDevnet({publicClient: connection.publicClient, pids: live, blockTimeSeconds: scenario.chain.blockTime})
+      paused = await pauseDevnet({publicClient: connection.publicClient, pids: live, mining: mining!})
     },
 
     async resume() {
@@ -440,6 +443,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       if (anvilStopped) return
       anvilStopped = true
       await this.stopActors()
+      await mining?.stop()
       await anvil.stop()
       // The chain is gone with anvil: a stale devnet.json would only send later commands to a dead port.
       // Logs, the blob store and report.json stay for reading.
@@ -458,4 +462,13 @@ export function createDevnet(options: DevnetOptions): Devnet {
 function assertSameAccounts(saved: PersistedDevnet, accounts: readonly DevnetAccount[], file: string): void {
   const same = saved.accounts.length === accounts.length && saved.accounts.every((account, index) => account.address.toLowerCase() === accounts[index]?.address.toLowerCase())
   if (!same) throw new InvalidInputError(`--state: ${file} was written for other accounts: expected the scenario it was started with (${saved.scenario.source})`)
+}
+
+/**
+ * The actors' poll interval on a chain of sub-second blocks: one block (at least 100 ms), where on whole-second
+ * blocks they keep their own 500 ms. A GENSYN_POLL_MS the user set wins.
+ */
+function actorPollEnv(blockTimeSeconds: number): Record<string, string> | undefined {
+  if (blockTimeSeconds >= 1 || process.env.GENSYN_POLL_MS) return undefined
+  return {GENSYN_POLL_MS: String(Math.max(100, Math.round(blockTimeSeconds * 1000)))}
 }

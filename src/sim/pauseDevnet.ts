@@ -1,5 +1,6 @@
 import type {PublicClient} from 'viem'
 
+import type {IntervalMining} from '../chain/intervalMining.js'
 import {BaseError} from '../errors/base.js'
 import {processState} from './devnetProcesses.js'
 
@@ -7,8 +8,8 @@ export type PauseDevnetOptions = {
   publicClient: Pick<PublicClient, 'request' | 'getBlock'>
   /** The pids of the actor processes to freeze; ones that have exited are skipped. */
   pids: readonly (number | undefined)[]
-  /** The devnet's interval-mining block time, restored on resume. */
-  blockTimeSeconds: number
+  /** The devnet's block production: stopped on pause, started again on resume. */
+  mining: Pick<IntervalMining, 'start' | 'stop'>
 }
 
 /** A frozen devnet: actors stopped, no blocks mined, chain time held at `blockTimestamp`. */
@@ -34,7 +35,7 @@ export class DevnetPauseError extends BaseError {
  */
 export async function pauseDevnet(options: PauseDevnetOptions): Promise<PausedDevnet> {
   const {publicClient} = options
-  await rpc(publicClient, 'evm_setIntervalMining', [0])
+  await options.mining.stop()
   const head = await publicClient.getBlock({blockTag: 'latest'})
   const stopped: number[] = []
   for (const pid of options.pids) {
@@ -58,7 +59,7 @@ export async function pauseDevnet(options: PauseDevnetOptions): Promise<PausedDe
       try {
         // The next block is stamped one second after the last one, as if no time had passed.
         await rpc(publicClient, 'evm_setTime', [Number(head.timestamp) + 1])
-        await rpc(publicClient, 'evm_setIntervalMining', [options.blockTimeSeconds])
+        await options.mining.start()
       } finally {
         // Even when anvil is gone, frozen actors must get to run their SIGTERM handlers.
         for (const pid of stopped) {

@@ -1,5 +1,6 @@
 import type {PublicClient} from 'viem'
 
+import type {IntervalMining} from '../chain/intervalMining.js'
 import {BaseError, InvalidInputError} from '../errors/base.js'
 import type {PersistedDevnet} from './devnetState.js'
 
@@ -9,7 +10,7 @@ import type {PersistedDevnet} from './devnetState.js'
  * without `evm_setTime` the first block would jump by however long the devnet was down, and every claimed task
  * would miss its training deadline (deadlines are judged by chain time).
  */
-export async function resumeChain(publicClient: PublicClient, saved: PersistedDevnet, blockTimeSeconds: number, file: string): Promise<{head: bigint; timestamp: bigint}> {
+export async function resumeChain(publicClient: PublicClient, saved: PersistedDevnet, mining: Pick<IntervalMining, 'start'>, file: string): Promise<{head: bigint; timestamp: bigint}> {
   const chainId = await publicClient.getChainId()
   if (chainId !== saved.chainId) throw new InvalidInputError(`--state: ${file} holds chain ${chainId}, expected ${saved.chainId}`)
   const code = await publicClient.getCode({address: saved.contracts.market})
@@ -17,7 +18,7 @@ export async function resumeChain(publicClient: PublicClient, saved: PersistedDe
   const head = await publicClient.getBlock({blockTag: 'latest'})
   try {
     await publicClient.request({method: 'evm_setTime', params: [Number(head.timestamp) + 1]} as never)
-    await publicClient.request({method: 'evm_setIntervalMining', params: [blockTimeSeconds]} as never)
+    await mining.start()
   } catch (error) {
     throw new BaseError('devnet resume: anvil refused to restore the clock and interval mining', {cause: error})
   }

@@ -127,7 +127,7 @@ export const scenarioSchema = z.strictObject({
     .describe('the jobs, and when each arrives'),
   chain: z
     .strictObject({
-      blockTime: z.number().int().positive().max(60).default(1).describe('seconds between blocks'),
+      blockTime: z.number().min(0.05).max(60).default(1).describe('seconds between blocks; a fraction (0.25) mines several blocks a second'),
       /** Blocks after a verdict in which it can be challenged (ProtocolConfig.challengeWindowBlocks). */
       challengeWindow: blocks.default(5).describe('blocks after a verdict in which it can be challenged'),
       unbondingDelay: z.number().int().min(0).default(60).describe('seconds between requestUnbond and withdraw'),
@@ -137,7 +137,6 @@ export const scenarioSchema = z.strictObject({
     })
     .describe('the chain: block time, windows and stakes')
     .default({blockTime: 1, challengeWindow: 5, unbondingDelay: 60, solverStake: '1', verifierStake: '0.5', accountBalance: 1000}),
-  /** Overrides of ProtocolConfig's defaults (docs/disputes.md), and ether to seed the jackpot with. */
   /** Overrides of ProtocolConfig's defaults (docs/disputes.md, docs/market.md), and ether to seed the jackpot with. */
   protocol: z
     .strictObject({

@@ -4,6 +4,7 @@ import {execa} from 'execa'
 
 import {type Anvil, createAnvil} from '../chain/anvil.js'
 import {createClients, type GensynPublicClient} from '../chain/clients.js'
+import {createIntervalMining} from '../chain/intervalMining.js'
 import {processState} from './devnetProcesses.js'
 import {pauseDevnet} from './pauseDevnet.js'
 
@@ -29,7 +30,7 @@ describe('pauseDevnet (real anvil, real child process)', function () {
     const actor = execa(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {reject: false})
     try {
       await sleep(2500)
-      const paused = await pauseDevnet({publicClient, pids: [actor.pid, undefined], blockTimeSeconds: 1})
+      const paused = await pauseDevnet({publicClient, pids: [actor.pid, undefined], mining: createIntervalMining(publicClient, 1)})
       assert.deepEqual(paused.stopped, [actor.pid])
       assert.equal(processState(actor.pid!), 'T')
       // Long enough for a block time of 1 s to have mined several blocks, had mining not stopped.
@@ -56,7 +57,7 @@ describe('pauseDevnet (real anvil, real child process)', function () {
   it('skips processes that already exited', async () => {
     const gone = execa(process.execPath, ['-e', '0'])
     await gone
-    const paused = await pauseDevnet({publicClient, pids: [gone.pid], blockTimeSeconds: 1})
+    const paused = await pauseDevnet({publicClient, pids: [gone.pid], mining: createIntervalMining(publicClient, 1)})
     assert.deepEqual(paused.stopped, [])
     await paused.resume()
   })
