@@ -69,6 +69,8 @@ export default class DevnetSweep extends BaseCommand {
   }
 }
 
+/** A path under the working directory as a relative one, any other as it is. */
 function shown(file: string): string {
-  return path.relative(process.cwd(), file) || file
+  const relative = path.relative(process.cwd(), file)
+  return relative === '' || relative.startsWith('..') ? file : relative
 }

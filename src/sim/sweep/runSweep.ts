@@ -1,3 +1,6 @@
+import {existsSync} from 'node:fs'
+import path from 'node:path'
+
 import {type BackendChoice} from '../../ml/backend/runtimeId.js'
 import {readRun} from '../runs/readRun.js'
 import {latestSweep, type OpenedSweep, openSweep, pendingCells, type SweepRequest} from './openSweep.js'
@@ -58,12 +61,19 @@ export async function runSweep(parameters: RunSweepParameters): Promise<SweepRes
     ran.push(cell.id)
     emit({type: 'cell-finished', outcome, position, of: pending.length})
   })
-  const outcomes = await Promise.all(sweep.plan.cells.map(async (cell) => cellOutcome(cell, await readRun(cellPaths(stateDir, sweep.id, cell.id).runDir))))
+  const outcomes = await Promise.all(sweep.plan.cells.map((cell) => readCellOutcome(stateDir, sweep, cell)))
   const summary = summarizeSweep(sweep.plan, outcomes)
   const command = sweepCommand(sweep.plan)
   const files = await writeSweep(sweep.dir, summary, {id: sweep.id, command})
   const skipped = sweep.plan.cells.filter((cell) => !pending.includes(cell)).map((cell) => cell.id)
   return {...summary, id: sweep.id, dir: sweep.dir, resumed: sweep.resumed, command, ran, skipped, interrupted: signal.aborted, files}
+}
+
+/** A cell as its run folder has it; one never started says so. */
+async function readCellOutcome(stateDir: string, sweep: OpenedSweep, cell: SweepCell): Promise<CellOutcome> {
+  const {runDir} = cellPaths(stateDir, sweep.id, cell.id)
+  if (!existsSync(runDir)) return {cell, runId: path.basename(runDir), runDir, result: 'no report', reason: 'not run yet', metrics: null}
+  return cellOutcome(cell, await readRun(runDir))
 }
 
 /** Runs `work` on every item, at most `limit` at once, starting none once `signal` has fired. */
