@@ -60,6 +60,7 @@ export default class Challenge extends BaseCommand {
           taskId,
           wait: flags.wait,
           segmentsToCheck: flags.segments,
+          seed: flags.seed,
           signal,
           // Progress is one line per replayed segment and per dispute move (none with --json: stdout is the result).
           onEvent: (event) => (json ? undefined : this.describeOnce(event)),
