@@ -11,6 +11,7 @@ import {deployParamsOf} from '../sim/deployParamsOf.js'
 import {loadScenario} from '../sim/scenario.js'
 import {isStoreUrl, parseStoreToken} from '../store/index.js'
 import {BaseCommand} from '../ui/baseCommand.js'
+import {ethRpcUrl} from '../ui/flags.js'
 import {parseAddress} from '../ui/parseAddresses.js'
 
 /** The network file as written, but the store token: a secret has no place in logs. */
@@ -26,7 +27,7 @@ export default class Deploy extends BaseCommand {
     {description: 'Script it', command: '<%= config.bin %> <%= command.id %> --rpc-url $RPC --private-key $KEY --json | jq .contracts.market'},
   ]
   static override flags = {
-    'rpc-url': Flags.string({description: 'JSON-RPC URL of the chain to deploy to.', env: 'GENSYN_RPC_URL', required: true}),
+    'rpc-url': Flags.string({description: 'JSON-RPC URL of the chain to deploy to (else GENSYN_RPC_URL, else ETH_RPC_URL).', env: 'GENSYN_RPC_URL', default: ethRpcUrl, required: true}),
     'private-key': Flags.string({description: 'Key (0x + 64 hex) of the deployer account, which pays the gas.', env: 'GENSYN_PRIVATE_KEY', required: true}),
     out: Flags.string({description: 'Network file to write.', default: 'network.json'}),
     force: Flags.boolean({description: 'Replace an existing --out file.'}),

@@ -69,7 +69,9 @@ export function spawnActor(options: SpawnActorOptions): ActorHandle {
     for (const log of logs) log.write(chunk)
   }
   const child = execa(process.execPath, [runScript, ...options.args], {
-    env: {...options.env, GENSYN_PARENT_PID: String(process.pid), FORCE_COLOR: '0'},
+    // An RPC URL in the user's environment (ETH_RPC_URL is often a public chain's) must not lead the devnet's
+    // actors away from its anvil: they find it through --state-dir.
+    env: {...options.env, GENSYN_RPC_URL: undefined, ETH_RPC_URL: undefined, GENSYN_PARENT_PID: String(process.pid), FORCE_COLOR: '0'},
     stdin: 'ignore',
     reject: false,
     cleanup: true,

@@ -4,11 +4,17 @@ import type {Hex} from 'viem'
 import {InvalidInputError} from '../errors/base.js'
 import {backendChoices, type BackendChoice} from '../ml/backend/runtimeId.js'
 
+/** Foundry's variable for the RPC URL, read after --rpc-url and GENSYN_RPC_URL (oclif's `env` takes one name). */
+export async function ethRpcUrl(): Promise<string | undefined> {
+  return process.env.ETH_RPC_URL || undefined
+}
+
 /** Flags every role command shares: where the chain is, who signs, where blobs live. */
 export const connectionFlags = {
   'rpc-url': Flags.string({
-    description: 'JSON-RPC URL of the chain. Defaults to the devnet in --state-dir.',
+    description: "JSON-RPC URL of the chain. Defaults to GENSYN_RPC_URL, then ETH_RPC_URL (Foundry's), then the devnet in --state-dir.",
     env: 'GENSYN_RPC_URL',
+    default: ethRpcUrl,
     helpGroup: 'CONNECTION',
   }),
   'private-key': Flags.string({

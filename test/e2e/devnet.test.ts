@@ -13,8 +13,8 @@ import {decodeSafetensors} from '../../src/ml/export/safetensors.js'
 import {loadLocalJob} from '../../src/ml/data/loadLocalJob.js'
 import {isAlive} from '../../src/sim/devnetProcesses.js'
 import {createLocalStore} from '../../src/store/createLocalStore.js'
-import {repoRoot, runGensyn} from '../helpers/cli.js'
-import {processesMatching, waitFor} from '../helpers/processes.js'
+import {lastJsonLine, repoRoot, runGensyn} from '../helpers/cli.js'
+import {assertNoOrphans, processesMatching, waitFor} from '../helpers/processes.js'
 
 type Report = {
   ok: boolean
@@ -32,17 +32,6 @@ type Report = {
   accounts: {role: string; name: string; address: string; strategy?: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}[]
   conservation: {ok: boolean; totalBefore: string; totalAfter: string; gasFees: string}
   failures: string[]
-}
-
-function lastJsonLine(stdout: string): Report {
-  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
-  assert.ok(line, `no JSON on stdout:\n${stdout}`)
-  return JSON.parse(line) as Report
-}
-
-function assertNoOrphans(stateDir: string): void {
-  const left = processesMatching(stateDir)
-  assert.deepEqual(left, [], `processes left behind: ${left.map((entry) => entry.cmdline).join('\n')}`)
 }
 
 async function runningProcesses(stateDir: string): Promise<{anvilPid?: number; actors: {name: string; pid?: number}[]} | undefined> {
@@ -69,7 +58,7 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
   it('settles the smoke scenario: accepted, accurate, money conserved, nothing left running', async () => {
     const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/smoke.yaml', '--until-settled', '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
-    const report = lastJsonLine(String(run.stdout))
+    const report = lastJsonLine<Report>(String(run.stdout))
     assert.equal(report.ok, true, report.failures.join('; '))
     assert.equal(report.tasks.length, 1)
     const [task] = report.tasks
@@ -100,7 +89,7 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
   it('settles a job on its own CSV data, named by short name: the store holds the exact bytes the spec hashes', async () => {
     const run = await runGensyn(['devnet', 'up', '--scenario', 'weather-csv', '--until-settled', '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
-    const report = lastJsonLine(String(run.stdout))
+    const report = lastJsonLine<Report>(String(run.stdout))
     assert.equal(report.ok, true, report.failures.join('; '))
     assert.equal(report.tasks[0]?.verdict, 'accepted')
     // 5 weather classes: the majority class (rain) is 44 % of the days
@@ -117,7 +106,7 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
   it('trains, verifies and settles the CNN job on the wasm backend', async () => {
     const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/cnn.yaml', '--until-settled', '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
-    const report = lastJsonLine(String(run.stdout))
+    const report = lastJsonLine<Report>(String(run.stdout))
     assert.equal(report.tasks[0]?.verdict, 'accepted')
     assert.ok((report.tasks[0]?.testAccuracy ?? 0) >= 0.85, `test accuracy ${report.tasks[0]?.testAccuracy}`)
     assert.equal(report.conservation.ok, true)
@@ -127,7 +116,7 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
   it('catches three kinds of cheating solver: each slashed, every task reopened, retrained honestly and settled, money conserved', async () => {
     const run = await runGensyn(['devnet', 'up', '--scenario', 'fixtures/scenarios/cheaters.yaml', '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 0, `devnet failed:\n${run.stderr}\n${run.stdout}`)
-    const report = lastJsonLine(String(run.stdout))
+    const report = lastJsonLine<Report>(String(run.stdout))
     assert.equal(report.ok, true, report.failures.join('; '))
     const honest = report.accounts.find((account) => account.role === 'solver' && account.strategy === 'honest')
     const cheaters = report.accounts.filter((account) => account.role === 'solver' && account.strategy !== 'honest')
@@ -251,7 +240,7 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
     await writeFile(scenario, `${smoke.replace('../jobs/smoke-mlp.yaml', path.join(repoRoot, 'fixtures/jobs/smoke-mlp.yaml'))}durationSeconds: 5\n`)
     const run = await runGensyn(['devnet', 'up', '--scenario', scenario, '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 1, String(run.stderr))
-    const report = lastJsonLine(String(run.stdout))
+    const report = lastJsonLine<Report>(String(run.stdout))
     assert.equal(report.ok, false)
     assert.ok(report.failures.some((failure) => /expected Settled|expected at least 1 tasks/.test(failure)), report.failures.join('; '))
     // Stopping the submitter at the end of the duration is the devnet's doing, not a submitter failure.

@@ -3,7 +3,7 @@ import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {runGensyn} from '../helpers/cli.js'
+import {lastJsonLine, runGensyn} from '../helpers/cli.js'
 import {processesMatching} from '../helpers/processes.js'
 
 type Account = {name: string; role: string; strategy?: string; slashed: string; slashGains: string; jackpotWon: string; balanceBefore: string; balanceAfter: string; stakeBefore: string; stakeAfter: string}
@@ -17,12 +17,6 @@ type Report = {
   slashes: {account: string; winner: string | null; amount: string}[]
   jackpot: {paidOut: string; payouts: {catcher: string; amount: string}[]}
   conservation: {ok: boolean}
-}
-
-function lastJsonLine(stdout: string): Report {
-  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
-  assert.ok(line, `no JSON on stdout:\n${stdout}`)
-  return JSON.parse(line) as Report
 }
 
 const account = (report: Report, name: string): Account => {
@@ -56,7 +50,7 @@ describe('devnet adversaries: disputes, slashing, jackpot (real devnet)', functi
 
   async function runScenario(name: string): Promise<Report> {
     const run = await runGensyn(['devnet', 'up', '--scenario', `fixtures/scenarios/${name}.yaml`, '--until-settled', '--json', '--state-dir', stateDir])
-    const report = lastJsonLine(String(run.stdout))
+    const report = lastJsonLine<Report>(String(run.stdout))
     assert.equal(report.ok, true, `${name}: ${report.failures.join('; ')}\n${String(run.stderr).slice(-2000)}`)
     assert.equal(run.exitCode, 0)
     assert.equal(report.conservation.ok, true)

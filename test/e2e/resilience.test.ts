@@ -7,8 +7,8 @@ import path from 'node:path'
 import {execa} from 'execa'
 
 import {isAlive} from '../../src/sim/devnetProcesses.js'
-import {runGensyn} from '../helpers/cli.js'
-import {processesMatching, waitFor} from '../helpers/processes.js'
+import {lastJsonLine, runGensyn} from '../helpers/cli.js'
+import {assertNoOrphans, waitFor} from '../helpers/processes.js'
 
 type Report = {
   ok: boolean
@@ -28,21 +28,10 @@ function jsonLines(stdout: string): unknown[] {
     .map((line) => JSON.parse(line) as unknown)
 }
 
-function lastJsonLine(stdout: string): Report {
-  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
-  assert.ok(line, `no JSON on stdout:\n${stdout}`)
-  return JSON.parse(line) as Report
-}
-
 async function onlyRunDir(stateDir: string): Promise<string> {
   const runs = await readdir(path.join(stateDir, 'runs'))
   assert.equal(runs.length, 1, `expected one run folder, found ${runs.join(', ')}`)
   return path.join(stateDir, 'runs', runs[0]!)
-}
-
-function assertNoOrphans(stateDir: string): void {
-  const left = processesMatching(stateDir)
-  assert.deepEqual(left, [], `processes left behind: ${left.map((entry) => entry.cmdline).join('\n')}`)
 }
 
 describe('a devnet that keeps running when parts die (real anvil, real actor processes, real training)', function () {
@@ -59,7 +48,7 @@ describe('a devnet that keeps running when parts die (real anvil, real actor pro
   it('chaos: a submitter, solver, verifier and whistleblower SIGKILLed mid-work are restarted; the task settles and money is conserved', async () => {
     const run = await runGensyn(['devnet', 'up', '--scenario', 'chaos', '--until-settled', '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 0, `devnet failed:\n${String(run.stderr)}\n${String(run.stdout).slice(-3000)}`)
-    const report = lastJsonLine(String(run.stdout))
+    const report = lastJsonLine<Report>(String(run.stdout))
     assert.equal(report.ok, true, report.failures.join('; '))
     assert.deepEqual(
       report.tasks.map((task) => [task.status, task.verdict]),
@@ -118,7 +107,7 @@ describe('a devnet that keeps running when parts die (real anvil, real actor pro
 
     const resumed = await runGensyn(['devnet', 'up', '--resume', '--until-settled', '--json', '--state-dir', stateDir])
     assert.equal(resumed.exitCode, 0, `resume failed:\n${resumed.stderr}\n${String(resumed.stdout).slice(-3000)}`)
-    const report = lastJsonLine(String(resumed.stdout))
+    const report = lastJsonLine<Report>(String(resumed.stdout))
     assert.equal(report.ok, true, report.failures.join('; '))
     assert.deepEqual(
       report.tasks.map((task) => [task.id, task.status, task.verdict]),

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import {readdirSync, readFileSync} from 'node:fs'
 
 /** Pids of live processes whose command line contains `needle` (read from /proc, so real processes only). */
@@ -14,6 +15,12 @@ export function processesMatching(needle: string): {pid: number; cmdline: string
     }
   }
   return found
+}
+
+/** Fails when any process whose command line names `stateDir` (an actor, anvil, the devnet) is still running. */
+export function assertNoOrphans(stateDir: string): void {
+  const left = processesMatching(stateDir)
+  assert.deepEqual(left, [], `processes left behind: ${left.map((entry) => entry.cmdline).join('\n')}`)
 }
 
 /** Polls until `check` returns a value, or throws after `timeoutMs`. */
