@@ -3,7 +3,7 @@ import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {runGensyn} from '../helpers/cli.js'
+import {lastJsonLine, runGensyn} from '../helpers/cli.js'
 import {writeOneEachScenario} from '../helpers/oneEachScenario.js'
 
 type Report = {
@@ -22,12 +22,6 @@ function outcome(report: Report) {
   }
 }
 
-function lastJsonLine(stdout: string): Report {
-  const line = stdout.trim().split('\n').filter((candidate) => candidate.startsWith('{')).at(-1)
-  assert.ok(line, `no JSON on stdout:\n${stdout}`)
-  return JSON.parse(line) as Report
-}
-
 describe('devnet up --seed (real devnets): one seed replays a run', function () {
   this.timeout(600_000)
   let root: string
@@ -43,7 +37,7 @@ describe('devnet up --seed (real devnets): one seed replays a run', function () 
     const stateDir = path.join(root, name)
     const result = await runGensyn(['devnet', 'up', '--scenario', scenario, '--until-settled', '--json', '--state-dir', stateDir, ...(seed === undefined ? [] : ['--seed', String(seed)])])
     assert.equal(result.exitCode, 0, `devnet ${name} failed:\n${result.stderr}\n${result.stdout}`)
-    const report = lastJsonLine(String(result.stdout))
+    const report = lastJsonLine<Report>(String(result.stdout))
     assert.equal(report.ok, true, report.failures.join('; '))
     return {report, stateDir}
   }
