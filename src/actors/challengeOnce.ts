@@ -14,6 +14,7 @@ import {getTask} from '../protocol/getTask.js'
 import type {Task, TaskStatus} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {commitAndOpen, openWhenDue} from './commitAndOpen.js'
+import {seededRandom} from '../random/seededRandom.js'
 import {recheckTask} from './recheckTask.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
@@ -32,6 +33,8 @@ export type ChallengeOnceOptions = {
   /** After challenging, play the dispute and pump settle until the challenge is decided. */
   wait?: boolean | undefined
   segmentsToCheck?: number | undefined
+  /** Seeds which segments it replays when there are more than 8 (default: random). */
+  seed?: Hex | undefined
   pollMs?: number | undefined
   signal?: AbortSignal | undefined
   onEvent?: ((event: ChallengeOnceEvent) => void) | undefined
@@ -75,6 +78,7 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
 
   const recheck = await recheckTask(connection, task, {
     segmentsToCheck: options.segmentsToCheck,
+    random: seededRandom(options.seed),
     signal,
     onSegment: (replay: SegmentReplay) =>
       emit({type: 'segment', taskId, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.hashMatch, seconds: replay.seconds}),

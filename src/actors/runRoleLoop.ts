@@ -1,3 +1,5 @@
+import type {Hex} from 'viem'
+
 import type {BackendChoice} from '../ml/backend/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
 import {ContractRevertError, isRevert} from '../protocol/errors.js'
@@ -18,6 +20,11 @@ export type RoleLoopOptions<Event> = {
   pollMs?: number
   signal?: AbortSignal | undefined
   onEvent?: (event: Event) => void
+  /**
+   * This actor's seed (a devnet derives one per actor from the run's seed): its secrets and random choices come
+   * from it, so a replay of the run makes the same ones. Without it they are random.
+   */
+  seed?: Hex | undefined
 }
 
 export type ChainNow = {timestamp: bigint; number: bigint}

@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
 
-import {type Hex, toHex, zeroHash} from 'viem'
+import {concat, type Hex, keccak256, toHex, zeroHash} from 'viem'
 
 import {cheat, type StrategyName} from '../adversary/index.js'
 import {forcedErrorProof} from '../adversary/forcedError.js'
@@ -120,9 +120,12 @@ const notNowErrors = ['InvalidStatus', 'DeadlinePassed', 'NotListed', 'AtCapacit
 /** Claim reverts that hold for good for this solver and task. */
 const neverErrors = ['SolverRejected', 'EscrowExhausted', 'ParentStoppedEarly'] as const
 
-/** A fresh 32-byte secret per claim: it and the block after the claim decide the forced-error coin. */
-function freshSecret(): Hex {
-  return toHex(randomBytes(32))
+/**
+ * A fresh 32-byte secret per claim: it and the block after the claim decide the forced-error coin. A seeded
+ * solver derives it from its seed and the task, so a replayed run commits the same secrets.
+ */
+function freshSecret(seed: Hex | undefined, taskId: bigint): Hex {
+  return seed === undefined ? toHex(randomBytes(32)) : keccak256(concat([seed, toHex(taskId, {size: 32})]))
 }
 
 /**
@@ -166,6 +169,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     stallAfterRounds: options.stallAfterRounds ?? 1,
     corruption: options.corruption,
     serveCommittee: false,
+    seed: options.seed,
     onEvent: (event) => emit({type: 'dispute', event}),
   })
 
@@ -380,7 +384,7 @@ export async function runSolver(options: SolverOptions): Promise<SolvedTask[]> {
     if (!alreadyClaimed) {
       await ensureRegistered(connection, 'solver')
       // The secret is on disk before the claim is sent: a crash right after the claim must not lose it.
-      const secret = freshSecret()
+      const secret = freshSecret(options.seed, task.id)
       const live = (await listTasks(connection)).filter((other) => other.solver === me && !['Settled', 'Expired', 'Submitted'].includes(other.status))
       await writeSolverState(connection.stateDir, me, {taskId: task.id, checkpoints: [], secret}, live.map((other) => other.id))
       try {

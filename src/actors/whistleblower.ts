@@ -13,6 +13,7 @@ import type {Task} from '../protocol/types.js'
 import type {BlobStore} from '../store/types.js'
 import {chainTime} from './chainTime.js'
 import {recheckTask} from './recheckTask.js'
+import {seededRandom} from '../random/seededRandom.js'
 import {pumpExpire, pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
 import {sleep} from './sleep.js'
@@ -57,6 +58,8 @@ export type WhistleblowerOptions = {
   signal?: AbortSignal | undefined
   onEvent?: ((event: WhistleblowerEvent) => void) | undefined
   pollMs?: number | undefined
+  /** Its seed (a devnet derives one per actor): which task it checks and a griefer's claims replay with the run. */
+  seed?: Hex | undefined
 }
 
 export type WhistleblowerSummary = {checked: bigint[]; challenged: bigint[]}
@@ -105,6 +108,8 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
   const seen = new Set<string>()
   const challenged = new Set<bigint>()
   const unopened: Unopened = new Map()
+  // One stream for its own choices (which task, a griefer's claims, which segments): a replay draws the same.
+  const random = seededRandom(options.seed)
 
   const agent = createDisputeAgent({
     connection,
@@ -112,6 +117,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     stance: strategy === 'griefer' ? 'griefer' : 'honest',
     // Whistleblowers are not committee members (only staked verifiers are drawn).
     serveCommittee: false,
+    seed: options.seed,
     onEvent: (event) => emit({type: 'dispute', taskId: event.taskId, event}),
   })
 
@@ -156,7 +162,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
           task.verifier !== me &&
           !seen.has(attemptOf(task)),
       )
-      const task = candidates[Math.floor(Math.random() * candidates.length)]
+      const task = candidates[Math.floor(random() * candidates.length)]
       if (!task) return false
       seen.add(attemptOf(task))
       summary.checked.push(task.id)
@@ -173,10 +179,11 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     emit({type: 'checking', taskId: task.id})
     let claim: {segment: number; claimedEndHash: Hex}
     if (strategy === 'griefer') {
-      claim = {segment: Math.floor(Math.random() * (task.checkpointCount - 1)), claimedEndHash: keccak256(toHex(`griefer:${task.id}:${Math.random()}`))}
+      claim = {segment: Math.floor(random() * (task.checkpointCount - 1)), claimedEndHash: keccak256(toHex(`griefer:${task.id}:${random()}`))}
     } else {
       const result = await recheckTask({store: options.store ?? connection.store}, task, {
         segmentsToCheck: options.segmentsToCheck,
+        random,
         signal,
         onSegment: (replay: SegmentReplay) =>
           emit({type: 'segment', taskId: task.id, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.hashMatch, seconds: replay.seconds}),

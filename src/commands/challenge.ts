@@ -8,7 +8,7 @@ import {runtimeIdString, selectBackend} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {connectionFlags, threadsFlag} from '../ui/flags.js'
+import {actorSeedFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
 import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {parseTaskId} from '../ui/parseTaskId.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
@@ -46,6 +46,7 @@ export default class Challenge extends BaseCommand {
       options: ['wasm'],
       default: 'wasm',
     }),
+    seed: actorSeedFlag,
   }
 
   async run(): Promise<ChallengeOnceResult | undefined> {
@@ -69,6 +70,7 @@ export default class Challenge extends BaseCommand {
           taskId,
           wait: flags.wait,
           segmentsToCheck: flags.segments,
+          seed: flags.seed,
           signal,
           // Progress is one line per replayed segment and per dispute move (none with --json: stdout is the result).
           onEvent: (event) => (json ? undefined : this.describeOnce(event)),
@@ -87,6 +89,7 @@ export default class Challenge extends BaseCommand {
         checkCost,
         segmentsToCheck: flags.segments,
         strategy: flags.strategy as WhistleblowerStrategy,
+        seed: flags.seed,
         signal,
         onEvent: (event) => (json ? this.emitJsonLine({role: 'whistleblower', ...event}) : this.describeLoop(event)),
       }),

@@ -9,7 +9,7 @@ import type {BackendName} from '../ml/backend/index.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {BaseCommand} from '../ui/baseCommand.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
-import {backendFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
+import {actorSeedFlag, backendFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
 import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {createProgress, type Progress} from '../ui/progress.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
@@ -62,6 +62,7 @@ export default class Solve extends BaseCommand {
     'leave-after': Flags.integer({description: 'Withdraw its offer after this many seconds, finish the task in hand and exit.', min: 0}),
     backend: backendFlag,
     threads: threadsFlag,
+    seed: actorSeedFlag,
   }
 
   async run(): Promise<OfflineSolveResult | undefined> {
@@ -134,6 +135,7 @@ export default class Solve extends BaseCommand {
         ask: flags.ask === undefined ? undefined : parseAsk(flags.ask),
         capacity: flags.capacity,
         leaveAfterSeconds: flags['leave-after'],
+        seed: flags.seed,
         signal,
         onEvent,
       }),

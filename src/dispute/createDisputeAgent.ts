@@ -1,6 +1,8 @@
 import {type Hex, keccak256, toHex} from 'viem'
 
 import {BaseError} from '../errors/base.js'
+import {randomHex} from '../random/randomHex.js'
+import {seededRandom} from '../random/seededRandom.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import type {JobSpec} from '../ml/spec/schema.js'
@@ -57,6 +59,8 @@ export type DisputeAgentOptions = {
   corruption?: OperatorCorruption | undefined
   /** Judge and vote when drawn for a committee (default true). */
   serveCommittee?: boolean | undefined
+  /** Seeds a griefer's made-up answers, so a replayed devnet run makes the same ones (default: random). */
+  seed?: Hex | undefined
   onEvent?: ((event: DisputeAgentEvent) => void) | undefined
 }
 
@@ -98,6 +102,9 @@ const raceErrors = ['WrongPhase', 'AlreadyPosted', 'DeadlinePassed', 'DeadlineNo
 export function createDisputeAgent(options: DisputeAgentOptions): DisputeAgent {
   const {connection} = options
   const store = options.store ?? connection.store
+  const random = seededRandom(options.seed === undefined ? undefined : `${options.seed}:dispute`)
+  /** A griefer's made-up hash: random, never zero. */
+  const madeUp = (): Hex => randomHex(random)
   const stance = options.stance ?? 'honest'
   const stallAfter = options.stallAfterRounds ?? 1
   const serveCommittee = options.serveCommittee ?? true
@@ -193,7 +200,7 @@ export function createDisputeAgent(options: DisputeAgentOptions): DisputeAgent {
         if (hasPosted(dispute, role)) return
         const header: TraceHeader =
           stance === 'griefer'
-            ? {opCount: 1 + Math.floor(Math.random() * 1000), graphHash: madeUp(), finalCommitment: madeUp()}
+            ? {opCount: 1 + Math.floor(random() * 1000), graphHash: madeUp(), finalCommitment: madeUp()}
             : headerOf(await traceAt(dispute))
         await move(dispute, 'header', dispute.step, () => postTraceHeader(connection, id, header), `${header.opCount} ops, graph ${header.graphHash}`)
         return
@@ -374,10 +381,5 @@ function commitmentAt(trace: StepTrace, mid: bigint): Hex {
   const commitment = trace.commitments[Number(mid)]
   if (!commitment) throw new DisputeTraceError(`commitment c_${mid}: expected an element number in [0, ${trace.opCount}]`)
   return commitment
-}
-
-/** A griefer's made-up hash: random, never zero. */
-function madeUp(): Hex {
-  return keccak256(toHex(`${Math.random()}:${Date.now()}`))
 }
 

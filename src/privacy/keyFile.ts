@@ -44,15 +44,23 @@ export async function loadOrCreateSecret(file: string): Promise<Hex> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
     const secret: Hex = `0x${randomBytes(32).toString('hex')}`
-    await mkdir(path.dirname(file), {recursive: true, mode: 0o700})
-    try {
-      // Exclusive create: of two submitters starting at once, one writes and both use what it wrote.
-      await writeFile(file, `${secret}\n`, {mode: 0o600, flag: 'wx'})
-    } catch (raced) {
-      if ((raced as NodeJS.ErrnoException).code === 'EEXIST') return loadOrCreateSecret(file)
-      throw raced
-    }
-    return secret
+    // Of two submitters starting at once, one writes and both use what it wrote.
+    return (await createSecret(file, secret)) ? secret : loadOrCreateSecret(file)
+  }
+}
+
+/**
+ * Writes `secret` as the submitter's secret unless one is there already (exclusive create, mode 0600); returns
+ * whether it wrote. A seeded devnet run gives each submitter a secret derived from the run's seed this way.
+ */
+export async function createSecret(file: string, secret: Hex): Promise<boolean> {
+  await mkdir(path.dirname(file), {recursive: true, mode: 0o700})
+  try {
+    await writeFile(file, `${secret}\n`, {mode: 0o600, flag: 'wx'})
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
+    throw error
   }
 }
 

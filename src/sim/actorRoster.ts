@@ -1,4 +1,5 @@
 import type {BackendChoice} from '../ml/backend/runtimeId.js'
+import {deriveSeed} from '../random/deriveSeed.js'
 import type {DevnetAccount} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
 
@@ -58,5 +59,7 @@ export function actorRoster(scenario: ResolvedScenario, accounts: readonly Devne
     const args = ['challenge', '--loop', '--strategy', strategy, '--max-active', String(maxActive), '--check-cost', checkCost]
     roster.push({account, role: 'whistleblower', name: nameFor(strategy === 'honest' ? 'whistleblower' : strategy), strategy, args})
   }
-  return roster
+  // A seeded run hands each actor a seed of its own, from the run's seed and its name (docs/scenarios.md, "Seeds").
+  if (scenario.seed === undefined) return roster
+  return roster.map((entry) => (entry.role === 'verifier' ? entry : {...entry, args: [...entry.args, '--seed', deriveSeed(scenario.seed!, entry.name)]}))
 }

@@ -117,6 +117,8 @@ export type JackpotReport = {before: string; after: string; funded: string; taxI
 
 export type DevnetReport = {
   scenario: string
+  /** The run's seed: `devnet up --scenario … --seed N` replays its keys, secrets and choices (absent in older reports). */
+  seed?: number | undefined
   ok: boolean
   tasks: TaskReport[]
   accounts: AccountReport[]
@@ -314,6 +316,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
 
   return {
     scenario: scenario.name,
+    seed: scenario.seed,
     ok: failures.length === 0,
     tasks: taskReports,
     accounts: accounts.map((account, index) => {

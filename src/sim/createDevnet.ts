@@ -20,6 +20,7 @@ import type {ResolvedScenario} from './scenario.js'
 import {type MarketSample, type MarketSampler, startMarketSampler} from './sampleMarket.js'
 import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
 import {postScenarioProfiles} from './postScenarioProfiles.js'
+import {fundSeededAccounts} from './fundSeededAccounts.js'
 import {type ActorHandle, spawnActor} from './spawnActor.js'
 import type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
 import {runScenarioJobs} from './runScenarioJobs.js'
@@ -27,6 +28,8 @@ import {type ActorCrash, type SupervisedActor, superviseActor} from './supervise
 import {type ChaosKill, type ChaosMonkey, startChaosMonkey} from './chaosMonkey.js'
 import {crashReport} from './report/crashReport.js'
 import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
+import {createSecret, secretPath} from '../privacy/keyFile.js'
+import {deriveSeed} from '../random/deriveSeed.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 export type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
@@ -104,7 +107,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
   const actorStateDir = statePaths?.dir ?? stateDir
   const storeDir = statePaths?.store ?? path.join(stateDir, 'store')
   const backend = options.backend ?? scenario.backend
-  const accounts = scenarioAccounts(scenario.actors)
+  const accounts = scenarioAccounts(scenario.actors, scenario.seed)
   const roster = actorRoster(scenario, accounts)
   // The devnet handles Ctrl-C itself: actors stop first, the report reads the chain, and only then anvil stops.
   const anvil = createAnvil({
@@ -182,6 +185,19 @@ export function createDevnet(options: DevnetOptions): Devnet {
     }
     await writeDevnetProcesses(stateDir, value)
     if (statePaths) await writeDevnetProcesses(statePaths.dir, value)
+  }
+
+  /**
+   * A seeded run's private jobs use submitter secrets from the seed, so their keys replay too: one a previous run
+   * left in the state dir is replaced (a resumed run keeps its own).
+   */
+  async function seedSubmitterSecrets(seed: number): Promise<void> {
+    const submitters = accounts.filter((account) => account.role === 'submitter')
+    for (const [position, account] of submitters.entries()) {
+      const file = secretPath(keysDirOf(account))
+      await rm(file, {force: true})
+      await createSecret(file, deriveSeed(seed, `privacy-secret:submitter-${position + 1}`))
+    }
   }
 
   function spawn(entry: RosterEntry): SupervisedActor {
@@ -268,6 +284,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       await rm(path.join(stateDir, 'devnet.json'), {force: true})
       for (const dir of logDirs) await mkdir(dir, {recursive: true})
       await mkdir(storeDir, {recursive: true})
+      if (scenario.seed !== undefined && !saved) await seedSubmitterSecrets(scenario.seed)
       await recordProcesses()
       // With every job private, no worker needs raw samples: withholding MNIST from them makes any read of
       // unmapped data fail the run instead of passing unnoticed (docs/privacy.md).
@@ -296,6 +313,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
         emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; resumed the chain at block ${head} (deployed at block ${deployBlock}), its clock continued from the last block`})
       } else {
         emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; deploying contracts`})
+        if (scenario.seed !== undefined) await fundSeededAccounts(publicClient, accounts, scenario.chain.accountBalance)
         const deployed = await deployContracts({publicClient, walletClient, params: deployParamsOf(scenario, deployer.address)})
         deployBlock = deployed.deployBlock
         contracts = {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game, book: deployed.book}

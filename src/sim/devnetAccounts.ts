@@ -1,5 +1,7 @@
 import {type Address, type Hex, toHex} from 'viem'
-import {mnemonicToAccount} from 'viem/accounts'
+import {mnemonicToAccount, privateKeyToAddress} from 'viem/accounts'
+
+import {deriveSeed} from '../random/deriveSeed.js'
 
 /** anvil's well-known development mnemonic: its accounts are funded at genesis. */
 export const devnetMnemonic = 'test test test test test test test test test test test junk'
@@ -9,8 +11,12 @@ export type DevnetAccount = {index: number; address: Address; privateKey: Hex; r
 
 export type DevnetRoleCounts = {submitters: number; solvers: number; verifiers: number; whistleblowers?: number | undefined}
 
-/** Account 0 deploys and is the treasury; then submitters, solvers, verifiers and whistleblowers in that order. */
-export function devnetAccounts(actors: DevnetRoleCounts): DevnetAccount[] {
+/**
+ * Account 0 deploys and is the treasury; then submitters, solvers, verifiers and whistleblowers in that order.
+ * Without a seed they are anvil's mnemonic accounts (funded at genesis); with one, each key derives from the
+ * seed and the account's name (`treasury`, `solver-2`, ...), and the devnet funds them itself.
+ */
+export function devnetAccounts(actors: DevnetRoleCounts, seed?: number): DevnetAccount[] {
   const roles: DevnetRole[] = [
     'treasury',
     ...Array<DevnetRole>(actors.submitters).fill('submitter'),
@@ -18,6 +24,15 @@ export function devnetAccounts(actors: DevnetRoleCounts): DevnetAccount[] {
     ...Array<DevnetRole>(actors.verifiers).fill('verifier'),
     ...Array<DevnetRole>(actors.whistleblowers ?? 0).fill('whistleblower'),
   ]
+  if (seed !== undefined) {
+    const numbers = new Map<DevnetRole, number>()
+    return roles.map((role, index) => {
+      const number = (numbers.get(role) ?? 0) + 1
+      numbers.set(role, number)
+      const privateKey = deriveSeed(seed, `key:${role === 'treasury' ? role : `${role}-${number}`}`)
+      return {index, address: privateKeyToAddress(privateKey), privateKey, role}
+    })
+  }
   return roles.map((role, index) => {
     const account = mnemonicToAccount(devnetMnemonic, {addressIndex: index})
     const privateKey = account.getHdKey().privateKey
@@ -27,6 +42,6 @@ export function devnetAccounts(actors: DevnetRoleCounts): DevnetAccount[] {
 }
 
 /** The accounts of a scenario's actors: one per submitter, solver, verifier and whistleblower it lists. */
-export function scenarioAccounts(actors: {submitters: number; solvers: readonly unknown[]; verifiers: readonly unknown[]; whistleblowers: readonly unknown[]}): DevnetAccount[] {
-  return devnetAccounts({submitters: actors.submitters, solvers: actors.solvers.length, verifiers: actors.verifiers.length, whistleblowers: actors.whistleblowers.length})
+export function scenarioAccounts(actors: {submitters: number; solvers: readonly unknown[]; verifiers: readonly unknown[]; whistleblowers: readonly unknown[]}, seed?: number): DevnetAccount[] {
+  return devnetAccounts({submitters: actors.submitters, solvers: actors.solvers.length, verifiers: actors.verifiers.length, whistleblowers: actors.whistleblowers.length}, seed)
 }

@@ -26,6 +26,8 @@ export type RunDevnetOptions = {
   onEvent?: (event: DevnetEvent) => void
   /** Called once the devnet is up: a live view (the dashboard) reads the chain and pauses the actors through it. */
   onStarted?: ((devnet: Devnet) => void) | undefined
+  /** The run's folder (default: a new one under `<stateDir>/runs`); a sweep keeps its cells' runs in its own state dir's runs/. */
+  runDir?: string | undefined
 }
 
 export type RunDevnetResult = {
@@ -57,7 +59,7 @@ export class DevnetStoppedError extends BaseError {
  */
 export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetResult> {
   const emit = options.onEvent ?? (() => {})
-  const runDir = runFolder(options.stateDir, options.scenario.name)
+  const runDir = options.runDir ?? runFolder(options.stateDir, options.scenario.name)
   const seenTasks = new Map<string, {taskId: string; actor: string; event: string}>()
   let stopping = false
   let crash: string | undefined
@@ -96,7 +98,7 @@ export async function runDevnet(options: RunDevnetOptions): Promise<RunDevnetRes
   try {
     await devnet.start()
     // After start: a second devnet refused there must not overwrite the running one's record.
-    const parameters = {backend: options.backend ?? options.scenario.backend, port: options.port, untilSettled, timeoutSeconds}
+    const parameters = {backend: options.backend ?? options.scenario.backend, port: options.port, untilSettled, timeoutSeconds, seed: options.scenario.seed}
     const record = {runDir, scenario: options.scenario, stateFile: options.state && path.resolve(options.state), startedAt: new Date().toISOString(), parameters}
     await recordRun(options.stateDir, record)
     options.onStarted?.(devnet)

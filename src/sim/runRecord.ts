@@ -13,7 +13,7 @@ export type RunRecord = {
   stateFile?: string | undefined
   startedAt: string
   /** What decided the run besides the scenario: `devnet up`'s flags as they took effect (absent in older records). */
-  parameters?: {backend: BackendChoice | undefined; port: number | undefined; untilSettled: boolean; timeoutSeconds: number} | undefined
+  parameters?: {backend: BackendChoice | undefined; port: number | undefined; untilSettled: boolean; timeoutSeconds: number; seed?: number | undefined} | undefined
   /** When the run's report was written (absent while it runs, and for a run killed before its report). */
   endedAt?: string | undefined
 }

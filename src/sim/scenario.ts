@@ -7,6 +7,7 @@ import {z} from 'zod'
 
 import {strategyNames} from '../adversary/index.js'
 import {InvalidInputError} from '../errors/base.js'
+import {maxSeed, randomSeed} from '../random/randomSeed.js'
 import {resolveFixturePath} from '../ml/spec/resolveFixturePath.js'
 import {backendChoices, backendNames, type BackendChoice, type BackendName} from '../ml/backend/runtimeId.js'
 
@@ -214,6 +215,13 @@ export const scenarioSchema = z.strictObject({
     .refine((chaos) => chaos.minGapSeconds <= chaos.maxGapSeconds, {message: 'expected minGapSeconds <= maxGapSeconds', path: ['maxGapSeconds']})
     .optional()
     .describe('kill actors at random moments while they work; the devnet restarts them and the run must still settle (docs/reliability.md)'),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(maxSeed)
+    .optional()
+    .describe("derives every actor's keys, secrets and random choices, so a run with the same seed replays them (devnet up --seed N sets it; without one a run picks a seed and records it)"),
   untilSettled: z.boolean().default(false).describe('stop once every job has settled (as --until-settled does)'),
   durationSeconds: z
     .number()
@@ -278,4 +286,12 @@ export function withChaos(scenario: ResolvedScenario, kills: number | undefined,
   if (kills === undefined) return scenario
   const chaos = scenarioSchema.shape.chaos.parse({...scenario.chaos, kills, ...(seed === undefined ? {} : {seed})})
   return {...scenario, chaos}
+}
+
+/**
+ * The scenario with the seed its run uses: `seed` (devnet up --seed N), else the scenario's own, else a fresh one,
+ * so every run records a seed it can be replayed with (docs/scenarios.md, "Seeds").
+ */
+export function withSeed(scenario: ResolvedScenario, seed: number | undefined): ResolvedScenario {
+  return {...scenario, seed: seed ?? scenario.seed ?? randomSeed()}
 }

@@ -1,4 +1,7 @@
 import {Flags} from '@oclif/core'
+import type {Hex} from 'viem'
+
+import {InvalidInputError} from '../errors/base.js'
 import {backendChoices, type BackendChoice} from '../ml/backend/runtimeId.js'
 
 /** Foundry's variable for the RPC URL, read after --rpc-url and GENSYN_RPC_URL (oclif's `env` takes one name). */
@@ -74,3 +77,16 @@ export const backendFlag = Flags.string({
   default: 'wasm',
   env: 'GENSYN_BACKEND',
 })
+
+/**
+ * An actor's own seed (0x + 64 hex): its secrets and random choices come from it, so a replayed devnet run makes
+ * the same ones. `devnet up` hands each actor one derived from the run's seed and the actor's name.
+ */
+export const actorSeedFlag = Flags.custom<Hex>({
+  description: "Seed of its secrets and random choices (0x + 64 hex; a devnet derives one per actor from the run's --seed).",
+  helpValue: 'HEX',
+  async parse(input) {
+    if (!/^0x[\da-fA-F]{64}$/.test(input)) throw new InvalidInputError(`--seed: expected 0x followed by 64 hex digits, got ${JSON.stringify(input)}`)
+    return input as Hex
+  },
+})()

@@ -6,7 +6,9 @@ import {type DevnetReport} from '../../sim/buildReport.js'
 import {type DetachedDevnet, detachDevnet} from '../../sim/detachDevnet.js'
 import {DevnetStoppedError, runDevnet} from '../../sim/runDevnet.js'
 import {lastRunState} from '../../sim/runRecord.js'
-import {withChaos} from '../../sim/scenario.js'
+import {InvalidInputError} from '../../errors/base.js'
+import {maxSeed} from '../../random/randomSeed.js'
+import {withChaos, withSeed} from '../../sim/scenario.js'
 import {scenarioForRun} from '../../sim/scenarioForRun.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {createDevnetLog, renderReport} from '../../ui/devnetLog.js'
@@ -27,6 +29,7 @@ export default class DevnetUp extends BaseCommand {
     {description: 'In the background, persisted: stop it with `devnet down`, resume its open tasks later', command: '<%= config.bin %> <%= command.id %> --detach --state run.state'},
     {description: 'Resume a stopped devnet from its state file and run it until its jobs settle', command: '<%= config.bin %> <%= command.id %> --state run.state --until-settled'},
     {description: 'Kill 8 actors at random moments; the devnet restarts them and the run must still settle with money conserved', command: '<%= config.bin %> <%= command.id %> --scenario smoke --chaos 8 --until-settled'},
+    {description: 'Replay a run: the same seed gives the same keys, tasks, verdicts and payouts (the report names the seed of every run)', command: '<%= config.bin %> <%= command.id %> --scenario smoke --seed 42 --until-settled'},
     {description: 'Continue the last persisted run after the chain died or Ctrl-C', command: '<%= config.bin %> <%= command.id %> --resume --until-settled'},
   ]
   static override flags = {
@@ -50,6 +53,12 @@ export default class DevnetUp extends BaseCommand {
       min: 0,
       max: 1000,
     }),
+    seed: Flags.integer({
+      description: "Derive every actor's keys, secrets and random choices from this seed (overrides the scenario's seed): two runs of one scenario with one seed make the same tasks, verdicts and payouts. Without it a run picks a seed and records it in run.json and the report.",
+      min: 0,
+      max: maxSeed,
+      exclusive: ['resume'],
+    }),
     'chaos-seed': Flags.integer({description: 'Seed of the chaos: the same seed replays the same gaps and victims.', min: 0, dependsOn: ['chaos']}),
   }
 
@@ -59,7 +68,9 @@ export default class DevnetUp extends BaseCommand {
     const state = flags.resume ? await lastRunState(flags['state-dir']) : flags.state
     const run = await scenarioForRun({scenario: flags.scenario, state})
     const {saved} = run
-    const scenario = withChaos(run.scenario, flags.chaos, flags['chaos-seed'])
+    // A resumed run keeps the seed it was started with: its accounts derive from it.
+    if (saved && flags.seed !== undefined && flags.seed !== saved.scenario.seed) throw new InvalidInputError(`--seed: ${state} was started with ${saved.scenario.seed === undefined ? 'no seed' : `seed ${saved.scenario.seed}`}: leave --seed out`)
+    const scenario = withChaos(saved ? run.scenario : withSeed(run.scenario, flags.seed), flags.chaos, flags['chaos-seed'])
     if (flags.detach) {
       const args = this.argv.filter((arg) => arg !== '--detach' && arg !== '--json')
       const detached = await detachDevnet({args, stateDir: flags['state-dir']})

@@ -27,6 +27,7 @@ export function renderMarkdown(report: DevnetReport, options: RenderMarkdownOpti
   const lines = [
     `# Devnet report: ${report.scenario}`,
     '',
+    ...(report.seed === undefined ? [] : [`Seed ${report.seed}: \`gensyn devnet up --scenario … --seed ${report.seed}\` replays its keys, secrets and random choices.`, '']),
     report.ok ? '**Result: every expectation held.**' : `**Result: FAILED** (${count(report.failures.length, 'failure')}).`,
     '',
     ...(report.partial ? [`**Partial report**: ${escapeText(report.partial.reason).replace(/\.?$/, '.')}${report.partial.chainRead ? '' : ' The chain could not be read: what follows is what the actors reported.'}`, ''] : []),

@@ -22,6 +22,7 @@ export function reportWithoutChain(options: ReportWithoutChainOptions): DevnetRe
   const zero = '0'
   return {
     scenario: options.scenario.name,
+    seed: options.scenario.seed,
     ok: false,
     tasks: [],
     accounts: [],

@@ -1,7 +1,7 @@
-import {mkdir, writeFile} from 'node:fs/promises'
+import {writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
-import {renderSvg} from '../report/charts/renderSvg.js'
+import {writeChartFiles} from '../report/charts/writeChartFiles.js'
 import {compareCharts} from './compareCharts.js'
 import {type Comparison, compareRuns} from './compareRuns.js'
 import type {StoredRun} from './readRun.js'
@@ -13,15 +13,9 @@ export type ComparisonFiles = {markdown: string; json: string; charts: string[]}
 export async function writeComparison(a: StoredRun, b: StoredRun, out: string): Promise<{comparison: Comparison; files: ComparisonFiles}> {
   const comparison = compareRuns(a, b)
   const charts = compareCharts(a, b)
-  await mkdir(path.join(out, 'charts'), {recursive: true})
+  const chartFiles = await writeChartFiles(out, charts)
   const json = path.join(out, 'compare.json')
   await writeFile(json, `${JSON.stringify(comparison, null, 2)}\n`)
-  const chartFiles: string[] = []
-  for (const chart of charts) {
-    const file = path.join(out, 'charts', chart.file)
-    await writeFile(file, await renderSvg(chart.spec))
-    chartFiles.push(file)
-  }
   const markdown = path.join(out, 'compare.md')
   await writeFile(markdown, renderComparison(comparison, charts))
   return {comparison, files: {markdown, json, charts: chartFiles}}
