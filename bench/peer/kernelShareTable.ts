@@ -13,7 +13,7 @@ export function kernelShareTable(model: string, shares: KernelShares, top = 8): 
     const calls = rest.reduce((sum, k) => sum + k.callsPerStep, 0)
     rows.push([model, `${rest.length} other kernels`, calls.toFixed(calls % 1 === 0 ? 0 : 1), ms.toFixed(3), percent(ms / shares.stepMs)])
   }
-  rows.push([model, 'outside kernels (tape, tidy, batch, dispatch)', '', shares.outsideMs.toFixed(3), percent(shares.outsideShare)])
-  rows.push([model, 'whole step (unprofiled)', '', shares.stepMs.toFixed(3), '100%'])
+  rows.push([model, 'outside kernels (tape, tidy, batch, dispatch, profiler)', '', shares.outsideMs.toFixed(3), percent(shares.outsideShare)])
+  rows.push([model, 'whole step (profiled)', '', shares.stepMs.toFixed(3), '100%'])
   return renderTable(['model', 'kernel', 'calls/step', 'ms/step', 'share of step'], rows)
 }

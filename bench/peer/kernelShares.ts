@@ -6,22 +6,24 @@ export type KernelShare = {kernel: string; callsPerStep: number; msPerStep: numb
 export type KernelShares = {
   /** Kernels by time, largest first. */
   kernels: KernelShare[]
-  /** The step's wall time measured without the profiler. */
+  /** The profiled step's wall time. */
   stepMs: number
-  /** What the step spends outside every kernel: tape, tidy, batch assembly, dispatch (stepMs - kernel time). */
+  /** What the step spends outside every kernel: tape, tidy, batch assembly, dispatch, the profiler's own records (stepMs - kernel time). */
   outsideMs: number
   outsideShare: number
 }
 
 /**
  * Each kernel's share of one training step: the kernel calls of `steps` profiled steps summed per kernel name,
- * divided by `steps`, over the step's unprofiled wall time `stepMs` (the profiler's own bookkeeping adds time
- * between kernels, never inside one, so kernel times stay true while the profiled step's wall time does not).
+ * divided by `steps`, over the profiled step's wall time `stepMs`, so the shares and the time outside kernels add
+ * up to the step on a loaded machine too. An op with a custom gradient (tf.profile names it `<op>__op`) is left
+ * out: its time is that of the kernels it calls, which are listed themselves.
  */
 export function kernelShares({timings, steps, stepMs}: {timings: KernelTiming[]; steps: number; stepMs: number}): KernelShares {
   if (!(steps > 0) || !(stepMs > 0)) throw new RangeError(`kernelShares: expected positive steps and stepMs, got ${steps} and ${stepMs}`)
   const byName = new Map<string, {calls: number; ms: number}>()
   for (const {name, ms} of timings) {
+    if (name.endsWith('__op')) continue
     const entry = byName.get(name) ?? {calls: 0, ms: 0}
     entry.calls += 1
     entry.ms += ms

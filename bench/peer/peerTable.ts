@@ -5,7 +5,11 @@ import {type PeerMeasurement, summarizePeerRow} from './summarizePeerRow.js'
 export type PeerSkip = {model: string; skipped: string}
 
 const rate = (stepsPerSecond: number) => stepsPerSecond.toFixed(stepsPerSecond < 100 ? 1 : 0)
-const gflops = (flopsPerStep: number, stepsPerSecond: number) => ((flopsPerStep * stepsPerSecond) / 1e9).toFixed(2)
+const gflops = (flopsPerStep: number, stepsPerSecond: number) => {
+  const value = (flopsPerStep * stepsPerSecond) / 1e9
+  // the tabular fixtures run well under a GFLOP/s: two significant digits rather than 0.00
+  return value < 1 ? value.toPrecision(2) : value.toFixed(2)
+}
 
 /**
  * The side-by-side table of `npm run bench:peer`: per model its step FLOPs, gensyn's steps/s and GFLOP/s,

@@ -7,10 +7,9 @@ import {TrainingSession} from '../../src/ml/train/index.js'
 import {type KernelShares, kernelShares} from './kernelShares.js'
 
 /**
- * Each wasm kernel's share of `spec`'s training step: after `warmupSteps`, the step's wall time without the
- * profiler (the faster of two windows of `steps` steps, before and after), and the kernel calls of `steps`
- * steps under tf.profile (whose wasm timer is the wall clock around each call). The step is TrainingSession's,
- * the one trainJob runs; checkpoints are not stored here, so the shares are of the step alone.
+ * Each wasm kernel's share of `spec`'s training step: after `warmupSteps`, `steps` steps under tf.profile (whose
+ * wasm timer is the wall clock around each kernel call), over their wall time. The step is TrainingSession's, the
+ * one trainJob runs, with its per-step loss read; checkpoints are not stored here, so the shares are of the step alone.
  */
 export async function profileKernels(spec: JobSpec, warmupSteps: number, steps: number): Promise<KernelShares> {
   await selectBackend('wasm')
@@ -18,18 +17,14 @@ export async function profileKernels(spec: JobSpec, warmupSteps: number, steps: 
   try {
     session.load(initialCheckpoint(spec))
     await session.run(warmupSteps)
-    const timed = async () => {
+    let wallMs = 0
+    const profile = await tf.profile(async () => {
       const started = performance.now()
       await session.run(session.step + steps, {onStep: () => {}})
-      return (performance.now() - started) / steps
-    }
-    const before = await timed()
-    const profile = await tf.profile(async () => {
-      await session.run(session.step + steps, {onStep: () => {}})
+      wallMs = performance.now() - started
     })
-    const after = await timed()
     const timings = profile.kernels.map((k) => ({name: k.name, ms: k.kernelTimeMs as number}))
-    return kernelShares({timings, steps, stepMs: Math.min(before, after)})
+    return kernelShares({timings, steps, stepMs: wallMs / steps})
   } finally {
     session.dispose()
   }
