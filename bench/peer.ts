@@ -1,5 +1,5 @@
 // gensyn's training step against PyTorch on the same CPU, side by side in one run: `npm run bench:peer`
-// (docs/benchmarks.md, "Against PyTorch"). Needs Debian's PyTorch (`apt-get install -y python3-torch`); without it
+// (docs/benchmarks.md, "Against PyTorch"). Needs Debian's PyTorch (`apt-get install -y python3-torch libopenblas0-pthread`); without it
 // the bench says so and exits 0. `npm run bench:peer -- --memory` measures the actor processes' memory instead
 // (after `npm run build`: it runs the built CLI's devnet).
 //  1. every model (the issue's MLP and CNN, then every fixture job PyTorch can build) is trained by gensyn as
@@ -67,7 +67,7 @@ async function kernelProfiles(rows: (PeerMeasurement | PeerSkip)[], models: Peer
 
 async function trainingBench(): Promise<void> {
   if (!(await torchAvailable())) {
-    console.log(`bench:peer needs PyTorch for ${systemPython} (Debian's package; a pyenv python3 on PATH does not see it):\n  sudo apt-get install -y python3-torch\nskipped.`)
+    console.log(`bench:peer needs PyTorch for ${systemPython} (Debian's package; a pyenv python3 on PATH does not see it):\n  sudo apt-get install -y python3-torch libopenblas0-pthread\n(the second gives it an optimised BLAS: without it Debian selects the reference one)\nskipped.`)
     return
   }
   const runtime = runtimeIdString(await selectBackend('wasm'))
