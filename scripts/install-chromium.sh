@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's chromium, the headless browser the report test opens report.html in
-# (src/sim/report/html/renderHtml.test.ts). Debian's own package from the machine's configured sources, as
+# (src/sim/report/html/renderHtml.e2e.test.ts). Debian's own package from the machine's configured sources, as
 # install-lavapipe.sh installs its packages: no download outside apt, no browser fetched by an npm package.
 # Idempotent; needs root (or sudo). Skips quietly when chromium is already installed.
 set -euo pipefail
