@@ -10,7 +10,7 @@ import {type LocalDevnet, startLocalDevnet} from '../helpers/localDevnet.js'
 
 type Result = {source: 'chain' | 'file'; ok: boolean; failures: string[]; files: {json: string; markdown: string; html: string; charts: string[]}}
 
-const chartFiles = ['balances.svg', 'timeline.svg', 'training.svg', 'detection.svg', 'gas.svg', 'price.svg']
+const chartFiles = ['balances.svg', 'timeline.svg', 'training.svg', 'detection.svg', 'gas.svg', 'price.svg', 'whistleblowers.svg']
 
 async function assertReportFolder(result: Result, dir: string): Promise<string> {
   assert.equal(path.dirname(result.files.markdown), dir)
