@@ -4,6 +4,7 @@ import {createPublicClient, http, type PublicClient} from 'viem'
 
 import {type Anvil, createAnvil} from './anvil.js'
 import {createIntervalMining} from './intervalMining.js'
+import {waitForReceipt} from './waitForReceipt.js'
 
 describe('createIntervalMining (on anvil)', function () {
   this.timeout(60_000)
@@ -61,7 +62,7 @@ describe('createIntervalMining (on anvil)', function () {
     await new Promise((resolve) => setTimeout(resolve, 300))
     assert.equal(await client.request({method: 'eth_getTransactionReceipt', params: [hash]} as never), null, 'mined on send: automine is still on')
     await mining.start()
-    const receipt = await client.waitForTransactionReceipt({hash, pollingInterval: 50})
+    const receipt = await waitForReceipt(client, {hash, pollingInterval: 50, timeout: 30_000})
     await mining.stop()
     assert.equal(receipt.status, 'success')
   })

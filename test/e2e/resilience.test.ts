@@ -71,7 +71,8 @@ describe('a devnet that keeps running when parts die (real anvil, real actor pro
 
   it('anvil SIGKILLed mid-task: one line naming it, a partial report, nothing left running; --resume then settles the task', async () => {
     const stateFile = path.join(stateDir, 'run.state')
-    const devnet = runGensyn(['devnet', 'up', '--scenario', 'smoke', '--until-settled', '--state', stateFile, '--state-dir', stateDir])
+    // A job long enough that the chain dies mid-training: smoke's sub-second blocks settle it within the 3 s wait below.
+    const devnet = runGensyn(['devnet', 'up', '--scenario', 'test/fixtures/lifecycle/resume.yaml', '--until-settled', '--state', stateFile, '--state-dir', stateDir])
     let narration = ''
     devnet.stdout?.on('data', (chunk: Buffer) => (narration += chunk.toString()))
     try {

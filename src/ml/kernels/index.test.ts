@@ -4,8 +4,7 @@ import {promisify} from 'node:util'
 
 import * as tf from '@tensorflow/tfjs'
 
-import {registerWasmKernelFixes, stockWasmKernel, WASM_FIXED_KERNELS, WASM_KERNEL_FIXES_ID} from './index.js'
-import {wrappedKernel} from './batchMatMulTransposed.js'
+import {registerWasmKernelFixes, WASM_FIXED_KERNELS, WASM_KERNEL_FIXES_ID} from './index.js'
 import {liveCounts, relDiff, sameBits, seeded, setUpBackends} from './testHelpers.js'
 
 const run = promisify(execFile)
@@ -59,11 +58,42 @@ describe('registerWasmKernelFixes', function () {
     assert.equal(registerWasmKernelFixes(), 'gensyn-wasm-fixes/1')
     const after = WASM_FIXED_KERNELS.map((k) => tf.getKernel(k, 'wasm'))
     for (const [i, k] of WASM_FIXED_KERNELS.entries()) assert.equal(after[i], before[i], k)
+  })
+
+  it('keeps the stock kernels it replaced, and the stock MaxPoolGrad is the one that is wrong (a fresh process)', async function () {
+    // tfjs's kernel registry is process-wide and mocha's workers run many files, so what "stock" means is
+    // checked in a process where nothing else registered a kernel first.
+    this.timeout(60_000)
+    const indexUrl = new URL('./index.ts', import.meta.url).href
+    const wrapperUrl = new URL('./batchMatMulTransposed.ts', import.meta.url).href
+    const script = `
+      import * as tf from '@tensorflow/tfjs'
+      const {registerWasmKernelFixes, stockWasmKernel} = await import(${JSON.stringify(indexUrl)})
+      const {wrappedKernel} = await import(${JSON.stringify(wrapperUrl)})
+      registerWasmKernelFixes()
+      await tf.setBackend('wasm')
+      const backend = tf.backend()
+      const stock = stockWasmKernel('MaxPoolGrad')
+      // An all-negative pooling window, through the stock kernel (its setup may not have run: it was replaced first).
+      stock.setupFunc?.(backend)
+      const x = tf.tensor4d([-5, -3, -4, -6, -7, -8, -1, -2], [1, 2, 4, 1])
+      const dy = tf.ones([1, 1, 2, 1])
+      const info = stock.kernelFunc({inputs: {dy, input: x, output: dy}, backend, attrs: {filterSize: 2, strides: 2, pad: 'valid'}})
+      console.log('RESULT ' + JSON.stringify({
+        conv: stockWasmKernel('Conv2DBackpropFilter') === undefined,
+        bmmWrapsStock: wrappedKernel(tf.getKernel('BatchMatMul', 'wasm')) === stockWasmKernel('BatchMatMul'),
+        stockPool: Array.from(backend.readSync(info.dataId)),
+      }))
+    `
+    const {stdout} = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {cwd: process.cwd()})
+    const line = stdout.split('\n').find((l) => l.startsWith('RESULT '))
+    assert.ok(line, `no result from the child: ${stdout}`)
+    const result = JSON.parse(line.slice('RESULT '.length)) as {conv: boolean; bmmWrapsStock: boolean; stockPool: number[]}
+    assert.equal(result.conv, true, 'tfjs 4.22 wasm has no Conv2DBackpropFilter')
     // The BatchMatMul fix wraps the stock kernel, never a fix (no double wrapping).
-    const bmm = tf.getKernel('BatchMatMul', 'wasm')!
-    assert.equal(wrappedKernel(bmm), stockWasmKernel('BatchMatMul'))
-    assert.equal(stockWasmKernel('Conv2DBackpropFilter'), undefined, 'tfjs 4.22 wasm has no Conv2DBackpropFilter')
-    assert.ok(stockWasmKernel('MaxPoolGrad'))
+    assert.equal(result.bmmWrapsStock, true)
+    // The gap the MaxPoolGrad fix closes: cpu (and the fix) give [0, 1, 0, 0, 0, 0, 1, 0] here.
+    assert.notDeepEqual(result.stockPool, [0, 1, 0, 0, 0, 0, 1, 0])
   })
 
   it('trains a tiny CNN 3 sgd steps on wasm like cpu, and bit-identically twice on wasm', async () => {
