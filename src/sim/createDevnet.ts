@@ -144,8 +144,8 @@ export function createDevnet(options: DevnetOptions): Devnet {
 
   const common = (own?: BackendChoice) => ['--json', '--state-dir', actorStateDir, '--backend', own ?? backend]
   // Private jobs' secrets and key files (docs/privacy.md): each submitter account its own, beside the actors' state.
-  const keysDirOf = (account: DevnetAccount) => path.join(actorStateDir, 'keys', `account-${account.index}`)
-  // Set in start() when every job is private: the workers then get an MNIST folder with nothing in it.
+  const keysDirOf = (account: DevnetAccount) => keysDirIn(actorStateDir, account)
+  // The actors' poll interval on sub-second blocks; start() adds an empty MNIST folder when every job is private.
   let workerEnv: Record<string, string> | undefined = actorPollEnv(scenario.chain.blockTime)
   let mining: IntervalMining | undefined
   const savedSamples = (): MarketSample[] => saved?.marketSamples ?? []
@@ -185,19 +185,6 @@ export function createDevnet(options: DevnetOptions): Devnet {
     }
     await writeDevnetProcesses(stateDir, value)
     if (statePaths) await writeDevnetProcesses(statePaths.dir, value)
-  }
-
-  /**
-   * A seeded run's private jobs use submitter secrets from the seed, so their keys replay too: one a previous run
-   * left in the state dir is replaced (a resumed run keeps its own).
-   */
-  async function seedSubmitterSecrets(seed: number): Promise<void> {
-    const submitters = accounts.filter((account) => account.role === 'submitter')
-    for (const [position, account] of submitters.entries()) {
-      const file = secretPath(keysDirOf(account))
-      await rm(file, {force: true})
-      await createSecret(file, deriveSeed(seed, `privacy-secret:submitter-${position + 1}`))
-    }
   }
 
   function spawn(entry: RosterEntry): SupervisedActor {
@@ -284,7 +271,7 @@ export function createDevnet(options: DevnetOptions): Devnet {
       await rm(path.join(stateDir, 'devnet.json'), {force: true})
       for (const dir of logDirs) await mkdir(dir, {recursive: true})
       await mkdir(storeDir, {recursive: true})
-      if (scenario.seed !== undefined && !saved) await seedSubmitterSecrets(scenario.seed)
+      if (scenario.seed !== undefined && !saved) await seedSubmitterSecrets(accounts, actorStateDir, scenario.seed)
       await recordProcesses()
       // With every job private, no worker needs raw samples: withholding MNIST from them makes any read of
       // unmapped data fail the run instead of passing unnoticed (docs/privacy.md).
@@ -471,4 +458,22 @@ function assertSameAccounts(saved: PersistedDevnet, accounts: readonly DevnetAcc
 function actorPollEnv(blockTimeSeconds: number): Record<string, string> | undefined {
   if (blockTimeSeconds >= 1 || process.env.GENSYN_POLL_MS) return undefined
   return {GENSYN_POLL_MS: String(Math.max(100, Math.round(blockTimeSeconds * 1000)))}
+}
+
+/** Where a devnet account's private-job secret and key files live (docs/privacy.md), beside the actors' state. */
+function keysDirIn(actorStateDir: string, account: DevnetAccount): string {
+  return path.join(actorStateDir, 'keys', `account-${account.index}`)
+}
+
+/**
+ * A seeded run's private jobs use submitter secrets from the seed, so their keys replay too: one a previous run
+ * left in the state dir is replaced (a resumed run keeps its own).
+ */
+async function seedSubmitterSecrets(accounts: readonly DevnetAccount[], actorStateDir: string, seed: number): Promise<void> {
+  const submitters = accounts.filter((account) => account.role === 'submitter')
+  for (const [position, account] of submitters.entries()) {
+    const file = secretPath(keysDirIn(actorStateDir, account))
+    await rm(file, {force: true})
+    await createSecret(file, deriveSeed(seed, `privacy-secret:submitter-${position + 1}`))
+  }
 }
