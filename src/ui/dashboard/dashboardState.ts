@@ -6,6 +6,7 @@ import type {DevnetAccount} from '../../sim/devnetAccounts.js'
 import type {TaskStatus} from '../../protocol/types.js'
 import {describeActorEvent} from './describeActorEvent.js'
 import {describeCrash} from '../../sim/superviseActor.js'
+import type {SweepProgress} from './sweepProgress.js'
 import {applyTrainingEvent, type LiveCurve} from './trainingCurves.js'
 
 export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
@@ -56,6 +57,8 @@ export type DashboardState = {
   names: Map<string, string>
   /** The loss per checkpoint of each task the solvers train, as they report it (oldest first, bounded). */
   curves: LiveCurve[]
+  /** In a sweep: its cells' progress, and which cell's devnet the rest of the state is (`devnet sweep`). */
+  sweep: {progress: SweepProgress; following: string | undefined} | undefined
 }
 
 /** A chain event the poller decoded, already reduced to what the feed shows. */
@@ -86,6 +89,7 @@ export function createDashboardState(options: {scenario: string; stateDir: strin
     jackpot: undefined,
     names: new Map(),
     curves: [],
+    sweep: undefined,
   }
 }
 
