@@ -9,7 +9,7 @@ import {type BalanceSnapshot, gasFeesPaid, takeBalanceSnapshot} from './balances
 import type {Dropout, SubmissionOutcome} from './createDevnet.js'
 import {type MarketHistory, readMarketHistory} from './readMarketHistory.js'
 import type {MarketSample} from './sampleMarket.js'
-import {readTaskLedgers, type TaskLedger} from './taskLedger.js'
+import {readTaskLedgers, type TaskLedger} from '../protocol/taskLedger.js'
 import type {RosterEntry} from './actorRoster.js'
 import type {DevnetAccount} from './devnetAccounts.js'
 import type {ResolvedScenario} from './scenario.js'
