@@ -1,6 +1,7 @@
 import {formatEther} from 'viem'
 
-import {type ActorRow, countTasks, type DashboardState, type FeedKind, type TrainingProgress} from './dashboardState.js'
+import {type ActorRow, countTasks, type DashboardState, type TrainingProgress} from './dashboardState.js'
+import type {FeedKind} from './feedKind.js'
 import {trimDecimals} from './describeActorEvent.js'
 import {sparkline} from './sparkline.js'
 import type {LiveCurve} from './trainingCurves.js'
