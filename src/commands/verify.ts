@@ -11,7 +11,7 @@ import {specHash} from '../ml/spec/index.js'
 import {checkpointSchedule} from '../ml/train/index.js'
 import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bundle/index.js'
 import {parseThresholds, type SamplingStrategy, type Thresholds, type VerificationMode} from '../pol/index.js'
-import {planTable, type PlanTable} from '../pol/plan/index.js'
+import {planTable, type PlanTable} from '../plan/index.js'
 import {bundleVerificationView, type BundleVerificationView, segmentHeader, segmentRow} from '../ui/verificationView.js'
 import {describeDisputeEvent, describeSettle, renderTable} from '../ui/taskView.js'
 

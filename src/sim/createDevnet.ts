@@ -22,7 +22,7 @@ import {type PausedDevnet, pauseDevnet} from './pauseDevnet.js'
 import {postScenarioProfiles} from './postScenarioProfiles.js'
 import {fundSeededAccounts} from './fundSeededAccounts.js'
 import {type ActorHandle, spawnActor} from './spawnActor.js'
-import type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
+import type {DevnetEvent, Dropout, SubmissionOutcome} from './devnetEvents.js'
 import {runScenarioJobs} from './runScenarioJobs.js'
 import {type ActorCrash, type SupervisedActor, superviseActor} from './superviseActor.js'
 import {type ChaosKill, type ChaosMonkey, startChaosMonkey} from './chaosMonkey.js'
@@ -33,9 +33,6 @@ import {deriveSeed} from '../random/deriveSeed.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 export type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
-
-/** A dropout solver the devnet killed: after which stored checkpoint of which task. */
-export type Dropout = {actor: string; taskId: string; step: number}
 
 export type DevnetOptions = {
   scenario: ResolvedScenario

@@ -5,6 +5,7 @@ import type {DevnetEvent} from '../../sim/createDevnet.js'
 import type {DevnetAccount} from '../../sim/devnetAccounts.js'
 import type {TaskStatus} from '../../protocol/types.js'
 import {describeActorEvent} from './describeActorEvent.js'
+import type {FeedKind} from './feedKind.js'
 import {describeCrash} from '../../sim/superviseActor.js'
 import type {SweepProgress} from './sweepProgress.js'
 import {applyTrainingEvent, type LiveCurve} from './trainingCurves.js'
@@ -33,8 +34,6 @@ export type ActorRow = {
 }
 
 export type TaskRow = {id: string; status: TaskStatus; solver: string | undefined; verifier: string | undefined; attempts: number}
-
-export type FeedKind = 'submit' | 'claim' | 'commit' | 'verdict' | 'challenge' | 'dispute' | 'slash' | 'payout' | 'jackpot' | 'timeout' | 'market' | 'devnet' | 'error'
 
 export type FeedEntry = {block: bigint | undefined; actor: string; kind: FeedKind; text: string}
 

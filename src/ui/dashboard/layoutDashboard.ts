@@ -1,6 +1,7 @@
 import {formatEther} from 'viem'
 
-import {type ActorRow, countTasks, type DashboardState, type FeedKind, type TrainingProgress} from './dashboardState.js'
+import {type ActorRow, countTasks, type DashboardState, type TrainingProgress} from './dashboardState.js'
+import type {FeedKind} from './feedKind.js'
 import {trimDecimals} from './describeActorEvent.js'
 import {sweepLines} from './layoutSweep.js'
 import {fit, fitStart, type Line, plain, sectionLine, type Segment, type Style, type TerminalSize} from './lines.js'
