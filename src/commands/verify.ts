@@ -13,7 +13,8 @@ import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bund
 import {parseThresholds, type SamplingStrategy, type Thresholds, type VerificationMode} from '../pol/index.js'
 import {planTable, type PlanTable} from '../pol/plan/index.js'
 import {bundleVerificationView, type BundleVerificationView, segmentHeader, segmentRow} from '../ui/verificationView.js'
-import {describeDisputeEvent, describeSettle, renderTable} from '../ui/taskView.js'
+import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
+import {renderTable} from '../ui/renderTable.js'
 
 import {runVerifier, type VerifierEvent} from '../actors/verifier.js'
 import {verifierStrategyNames, type VerifierStrategyName} from '../adversary/index.js'
