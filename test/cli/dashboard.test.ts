@@ -53,7 +53,8 @@ describe('the live dashboard under tmux (real devnets, 80x24)', function () {
     const stateDir = path.join(workDir, 'state')
     const exitFile = path.join(workDir, 'exit-code')
     // A CI job's environment reaches the tmux server; the dashboard (and ink) stand down under CI, so unset it.
-    const command = `cd ${repoRoot} && env -u CI -u CONTINUOUS_INTEGRATION ${process.execPath} ${gensynBin} devnet up --scenario fixtures/scenarios/smoke.yaml --state-dir ${stateDir}; echo $? > ${exitFile}`
+    // NO_COLOR=1: the dashboard must still draw, only without colour (checked on the screen below).
+    const command = `cd ${repoRoot} && env -u CI -u CONTINUOUS_INTEGRATION NO_COLOR=1 ${process.execPath} ${gensynBin} devnet up --scenario fixtures/scenarios/smoke.yaml --state-dir ${stateDir}; echo $? > ${exitFile}`
     const started = await tmux('new-session', '-d', '-s', session, '-x', '80', '-y', '24', command)
     assert.equal(started.exitCode, 0, started.stderr)
 
@@ -79,6 +80,9 @@ describe('the live dashboard under tmux (real devnets, 80x24)', function () {
     assert.match(screen, /claimed #1 at/)
     assert.match(screen, /verdict #1: accepted/)
     assert.match(screen, /#1 settled: solver-\d paid/)
+    // capture-pane -e keeps the colours and styles (SGR sequences) the screen shows: under NO_COLOR there are none.
+    const styled = String((await tmux('capture-pane', '-p', '-e', '-t', session)).stdout)
+    assert.doesNotMatch(styled, /\u001B\[(?:[0-9;]*;)?(?:1|2|7|3[0-7]|4[0-7]|9[0-7]|38;[0-9;]+|48;[0-9;]+)m/, `a coloured or styled cell under NO_COLOR:\n${JSON.stringify(styled.slice(0, 400))}`)
 
     const processes = JSON.parse(await readFile(path.join(stateDir, 'processes.json'), 'utf8')) as ProcessesFile
     const devnet = JSON.parse(await readFile(path.join(stateDir, 'devnet.json'), 'utf8')) as {rpcUrl: string}
