@@ -4,8 +4,8 @@ import type {StrategyName} from '../../adversary/index.js'
 import type {DisputeAgent, DisputeAgentEvent} from '../../dispute/createDisputeAgent.js'
 import type {OperatorCorruption} from '../../dispute/types.js'
 import type {WorkTable} from '../../ml/estimate/workTable.js'
-import type {SignedConnection} from '../../protocol/connect.js'
 import type {SettleOutcome} from '../../protocol/marketActions.js'
+import type {RoleRun} from '../roleRun.js'
 import type {ExpireReport, RoleLoopOptions} from '../runRoleLoop.js'
 
 /** How a solver plays a dispute over its proof (`solve --dispute-stance`, docs/adversaries.md). */
@@ -110,12 +110,7 @@ export type SolverMemory = {
 }
 
 /** One solver's run: what it was told and set up at the start (fixed), and its memory (changed by its steps). */
-export type SolverRun = {
-  options: SolverOptions
-  connection: SignedConnection
-  signal: AbortSignal | undefined
-  emit: (event: SolverEvent) => void
-  me: Hex
+export type SolverRun = RoleRun<SolverOptions, SolverEvent> & {
   strategy: StrategyName
   stance: SolverDisputeStance
   capacity: number
