@@ -120,13 +120,14 @@ contract TaskMarket is TaskMarketBase {
         t.submitter = msg.sender;
         t.status = Status.Submitted;
         t.specHash = specHash;
-        t.escrow = msg.value;
+        t.escrow = _u128(msg.value);
         t.workUnits = workUnits;
         t.maxSteps = maxSteps;
         t.verifierFeeBps = terms.verifierFeeBps;
         t.demandWeight = terms.demandWeight;
-        t.maxPrice = maxPrice;
-        t.parentId = parentId;
+        t.maxPrice = _u128(maxPrice);
+        // No truncation: a parent is an existing task (checked above), and ids are counted one by one.
+        t.parentId = uint64(parentId);
         t.claimTimeout = terms.claimTimeout;
         t.trainingTimeout = terms.trainingTimeout;
         t.verificationTimeout = terms.verificationTimeout;
@@ -171,10 +172,9 @@ contract TaskMarket is TaskMarketBase {
         t.secretHash = secretHash;
         t.claimBlock = uint64(block.number);
         t.forcedErrorBps = p.forcedErrorBps;
-        t.solverLocked = p.solverStake;
-        t.price = price;
-        t.solverReward = solverReward;
-        t.verifierReward = verifierReward;
+        t.solverLocked = _u96(p.solverStake);
+        // No truncation: price <= maxPrice, which fits 128 bits (submitTask).
+        t.price = uint128(price);
         emit TaskClaimed(id, msg.sender, secretHash, p.solverStake, price);
 
         registry.lock(msg.sender, p.solverStake);
@@ -215,7 +215,6 @@ contract TaskMarket is TaskMarketBase {
             _checkStart(id, t.parentId, proofRoot, checkpointCount, startCheckpoint, startProof, parentFinalProof);
         }
         bytes32 seed = _seed(id, t);
-        uint256 solverReward = t.price * t.workUnits * totalSteps / t.maxSteps;
 
         t.status = Status.Committed;
         t.proofRoot = proofRoot;
@@ -227,8 +226,6 @@ contract TaskMarket is TaskMarketBase {
         t.seed = seed;
         t.commitBlock = uint64(block.number);
         t.deadline = _after(t.verificationTimeout);
-        t.solverReward = solverReward;
-        t.verifierReward = solverReward * t.verifierFeeBps / BPS;
         emit ProofCommitted(id, proofRoot, manifestHash, checkpointCount, checkpointInterval, totalSteps, seed);
     }
 
@@ -252,7 +249,7 @@ contract TaskMarket is TaskMarketBase {
         t.verifier = msg.sender;
         t.status = Status.Verifying;
         t.randomness = randomness;
-        t.verifierLocked = stake;
+        t.verifierLocked = _u96(stake);
         // The verifier gets a full verificationTimeout to replay and post its verdict.
         t.deadline = _after(t.verificationTimeout);
         emit VerificationClaimed(id, msg.sender, randomness, stake);
@@ -264,26 +261,17 @@ contract TaskMarket is TaskMarketBase {
     ///         the EVM has forgotten (nobody claimed it within 256 blocks): the anchor becomes this block, so the
     ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
     ///         blocks and only before the verification deadline (then the task expires).
-    function renewRandomness(uint256 id) external {
-        Task storage t = _task(id);
-        _requireStatus(id, t, Status.Committed);
-        _requireBeforeDeadline(id, t);
-        uint256 lastBlock = uint256(t.commitBlock) + 257;
-        if (block.number <= lastBlock) revert RandomnessNotExpired(id, uint64(lastBlock));
-        t.commitBlock = uint64(block.number);
-        emit RandomnessRenewed(id, uint64(block.number));
+    /// @dev Runs TaskMarketDisputes.renewRandomness on this market's storage (off the honest path).
+    function renewRandomness(uint256) external {
+        _delegate();
     }
 
     /// @notice Anyone records the forced-error seed of a Claimed task, `blockhash(claimBlock + 1)`, while the EVM
     ///         still returns it (from block claimBlock + 2 to claimBlock + 257). A solver whose training outlasts
     ///         that window calls it before; commitProof records it otherwise.
-    function fixSeed(uint256 id) external {
-        Task storage t = _task(id);
-        _requireStatus(id, t, Status.Claimed);
-        if (t.seed != bytes32(0)) revert SeedAlreadyFixed(id);
-        bytes32 seed = _hashOfNextBlock(id, t.claimBlock);
-        t.seed = seed;
-        emit SeedFixed(id, seed);
+    /// @dev Runs TaskMarketDisputes.fixSeed on this market's storage (off the honest path).
+    function fixSeed(uint256) external {
+        _delegate();
     }
 
     /// @notice The verifier posts its verdict; the challenge window (`challengeWindowBlocks`) and then the
@@ -315,9 +303,10 @@ contract TaskMarket is TaskMarketBase {
         t.status = Status.Verified;
         t.accepted = accepted;
         t.reportHash = reportHash;
-        t.distance = distance;
-        t.rejectSegment = segment;
-        t.rejectReplayHash = replayHash;
+        // Zeros (an exact replay, an acceptance) are what the slots hold already: not written, no gas.
+        if (distance != 0) t.distance = distance;
+        if (segment != 0) t.rejectSegment = segment;
+        if (replayHash != bytes32(0)) t.rejectReplayHash = replayHash;
         t.verdictBlock = uint64(block.number);
         t.challengeEndBlock = challengeEnd;
         t.openEndBlock = openEnd;
@@ -448,8 +437,11 @@ contract TaskMarket is TaskMarketBase {
 
     // ---------------------------------------------------------------- views
 
-    function getTask(uint256 id) external view returns (Task memory) {
-        return _task(id);
+    /// @notice The task, with its rewards (`solverReward`, `verifierReward`) computed from the price and schedule.
+    function getTask(uint256 id) external view returns (Task memory task) {
+        Task storage t = _task(id);
+        task = t;
+        (task.solverReward, task.verifierReward) = _rewards(t);
     }
 
     /// @notice The whistleblower challenges of the task's current verdict, in queue order (cleared when the task

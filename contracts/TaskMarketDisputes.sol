@@ -27,6 +27,32 @@ contract TaskMarketDisputes is TaskMarketBase {
         _;
     }
 
+    /// @notice Anyone re-anchors the verification randomness of a Committed task whose `blockhash(commitBlock + 1)`
+    ///         the EVM has forgotten (nobody claimed it within 256 blocks): the anchor becomes this block, so the
+    ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
+    ///         blocks and only before the verification deadline (then the task expires).
+    function renewRandomness(uint256 id) external onlyDelegated {
+        Task storage t = _task(id);
+        _requireStatus(id, t, Status.Committed);
+        _requireBeforeDeadline(id, t);
+        uint256 lastBlock = uint256(t.commitBlock) + 257;
+        if (block.number <= lastBlock) revert RandomnessNotExpired(id, uint64(lastBlock));
+        t.commitBlock = uint64(block.number);
+        emit RandomnessRenewed(id, uint64(block.number));
+    }
+
+    /// @notice Anyone records the forced-error seed of a Claimed task, `blockhash(claimBlock + 1)`, while the EVM
+    ///         still returns it (from block claimBlock + 2 to claimBlock + 257). A solver whose training outlasts
+    ///         that window calls it before; commitProof records it otherwise.
+    function fixSeed(uint256 id) external onlyDelegated {
+        Task storage t = _task(id);
+        _requireStatus(id, t, Status.Claimed);
+        if (t.seed != bytes32(0)) revert SeedAlreadyFixed(id);
+        bytes32 seed = _hashOfNextBlock(id, t.claimBlock);
+        t.seed = seed;
+        emit SeedFixed(id, seed);
+    }
+
     /// @notice A whistleblower (WHISTLEBLOWER role, neither the solver nor the verifier) commits to a challenge of an
     ///         accepted verdict in the challenge window: `commitment = keccak256(abi.encode(id, whistleblower,
     ///         segment, claimedEndHash, salt))`, opened by `openChallenge` in the open window. Locks
