@@ -77,24 +77,17 @@ contract TaskMarket is TaskMarketBase {
     }
 
     /// @notice Adds the ether sent to the jackpot (anyone).
+    /// @dev Runs TaskMarketDisputes.fundJackpot on this market's storage (off the task path: it keeps this
+    ///      contract under the EIP-170 code size limit).
     function fundJackpot() external payable {
-        if (msg.value == 0) revert ZeroAmount();
-        uint256 total = jackpot + msg.value;
-        jackpot = total;
-        emit JackpotFunded(msg.sender, msg.value, total);
+        _delegate();
     }
 
     /// @notice Sends the caller's whole credit (fees, refunds, shortfalls credited to it) to `to`. A caller that
     ///         cannot take ether itself names another address.
-    function withdraw(address to) external {
-        uint256 amount = _credits[msg.sender];
-        if (amount == 0) revert NothingToWithdraw(msg.sender);
-        if (to == address(0)) revert ZeroAddress();
-        _credits[msg.sender] = 0;
-        totalCredit -= amount;
-        emit CreditWithdrawn(msg.sender, to, amount);
-        (bool ok,) = to.call{value: amount}("");
-        if (!ok) revert TransferFailed(to, amount);
+    /// @dev Runs TaskMarketDisputes.withdraw on this market's storage (like fundJackpot).
+    function withdraw(address) external {
+        _delegate();
     }
 
     // ---------------------------------------------------------------- submission and training
@@ -120,7 +113,8 @@ contract TaskMarket is TaskMarketBase {
         t.submitter = msg.sender;
         t.status = Status.Submitted;
         t.specHash = specHash;
-        t.escrow = _u128(msg.value);
+        uint128 escrow = _u128(msg.value);
+        t.escrow = escrow;
         t.workUnits = workUnits;
         t.maxSteps = maxSteps;
         t.verifierFeeBps = terms.verifierFeeBps;
@@ -133,7 +127,7 @@ contract TaskMarket is TaskMarketBase {
         t.verificationTimeout = terms.verificationTimeout;
         t.submittedAt = uint64(block.timestamp);
         t.deadline = _after(terms.claimTimeout);
-        totalEscrow += msg.value;
+        totalEscrow += escrow;
 
         emit TaskSubmitted(id, msg.sender, specHash, msg.value, workUnits, maxSteps, maxPrice, parentId);
     }

@@ -342,13 +342,15 @@ abstract contract TaskMarketBase {
     address public immutable owner;
     /// @notice The posted price, the solvers' offers and the submission terms (its market must be this one).
     SolverBook public immutable book;
+    // The counters are packed (docs/benchmarks.md, "Gas of the honest lifecycle"): the task count beside the game
+    // (set at deployment, so the first submission rewrites a slot instead of opening one), the escrow beside the
+    // jackpot. uint128 holds any amount of ether there is (every addition is checked).
     IPinpointGame public game;
-
-    uint256 public taskCount;
-    uint256 public totalEscrow;
-    uint256 public jackpot;
+    uint64 public taskCount;
+    uint128 public totalEscrow;
+    uint128 public jackpot;
     /// @notice The sum of every account's `creditOf`: ether the market holds for withdrawal.
-    uint256 public totalCredit;
+    uint128 public totalCredit;
 
     mapping(uint256 => Task) internal _tasks;
     mapping(uint256 => Challenge[]) internal _challenges;
@@ -523,7 +525,7 @@ abstract contract TaskMarketBase {
         for (uint256 i = 0; i < n; i++) {
             total += paid[i];
         }
-        jackpot = available - total;
+        jackpot = uint128(available - total);
     }
 
     /// @dev Accepted and undisputed (or every challenge lost): both fees less tax, the rest to the submitter.
@@ -544,8 +546,9 @@ abstract contract TaskMarketBase {
         t.status = Status.Settled;
         // The settlement time: a child's claim deadline counts from it.
         t.deadline = uint64(block.timestamp);
-        totalEscrow -= escrow;
-        jackpot += solverTax + verifierTax;
+        totalEscrow -= uint128(escrow);
+        // No truncation: the tax is part of the escrow, a uint128.
+        jackpot += uint128(solverTax + verifierTax);
         emit TaskSettled(id, true, solverPaid, verifierPaid, refunded, solverTax + verifierTax);
 
         book.onRelease(solver, true, t.demandWeight);
@@ -574,7 +577,7 @@ abstract contract TaskMarketBase {
         if (reward != fee) {
             // No underflow: escrow >= solverReward + verifierReward >= shortfall (checked at claim).
             t.escrow -= uint128(reward - fee);
-            totalEscrow -= reward - fee;
+            totalEscrow -= uint128(reward - fee);
         }
         _emitRejected(id, t, fee, verifierHonest);
         _reopen(id, t);
@@ -860,7 +863,7 @@ abstract contract TaskMarketBase {
         if (amount == 0) return;
         uint256 balance = _credits[to] + amount;
         _credits[to] = balance;
-        totalCredit += amount;
+        totalCredit += _u128(amount);
         emit Credited(to, amount, balance);
     }
 

@@ -27,6 +27,27 @@ contract TaskMarketDisputes is TaskMarketBase {
         _;
     }
 
+    /// @notice Adds the ether sent to the jackpot (anyone).
+    function fundJackpot() external payable onlyDelegated {
+        if (msg.value == 0) revert ZeroAmount();
+        uint256 total = jackpot + msg.value;
+        jackpot = _u128(total);
+        emit JackpotFunded(msg.sender, msg.value, total);
+    }
+
+    /// @notice Sends the caller's whole credit (fees, refunds, shortfalls credited to it) to `to`. A caller that
+    ///         cannot take ether itself names another address.
+    function withdraw(address to) external onlyDelegated {
+        uint256 amount = _credits[msg.sender];
+        if (amount == 0) revert NothingToWithdraw(msg.sender);
+        if (to == address(0)) revert ZeroAddress();
+        _credits[msg.sender] = 0;
+        totalCredit -= uint128(amount);
+        emit CreditWithdrawn(msg.sender, to, amount);
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert TransferFailed(to, amount);
+    }
+
     /// @notice Anyone re-anchors the verification randomness of a Committed task whose `blockhash(commitBlock + 1)`
     ///         the EVM has forgotten (nobody claimed it within 256 blocks): the anchor becomes this block, so the
     ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
@@ -222,7 +243,7 @@ contract TaskMarketDisputes is TaskMarketBase {
 
         uint256 refunded = t.escrow;
         t.status = Status.Expired;
-        totalEscrow -= refunded;
+        totalEscrow -= uint128(refunded);
         emit TaskExpired(id, from, refunded);
 
         if (from == Status.Submitted) {
