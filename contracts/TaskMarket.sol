@@ -2,7 +2,6 @@
 pragma solidity ^0.8.24;
 
 import {SOLVER_ROLE, VERIFIER_ROLE} from "./RoleRegistry.sol";
-import {Params} from "./ProtocolConfig.sol";
 import {IPinpointGame} from "./IPinpointGame.sol";
 import {SolverBook} from "./SolverBook.sol";
 import {TaskMarketBase} from "./TaskMarketBase.sol";
@@ -53,8 +52,8 @@ contract TaskMarket is TaskMarketBase {
     ///         stays under the EIP-170 code size limit.
     address public immutable disputes;
 
-    /// @param disputes_ a TaskMarketDisputes deployed with the same registry, treasury, config and book (checked:
-    ///        its code runs with its own immutables).
+    /// @param disputes_ a TaskMarketDisputes deployed by this market's deployer with the same registry, treasury,
+    ///        config and book (checked: its code runs with its own immutables, `owner` included).
     constructor(address registry_, address treasury_, address config_, address book_, address disputes_)
         TaskMarketBase(registry_, treasury_, config_, book_)
     {
@@ -62,18 +61,16 @@ contract TaskMarket is TaskMarketBase {
         TaskMarketBase d = TaskMarketBase(disputes_);
         if (
             address(d.registry()) != registry_ || d.treasury() != treasury_ || address(d.config()) != config_
-                || address(d.book()) != book_
+                || address(d.book()) != book_ || d.owner() != msg.sender
         ) revert DisputesMismatch(disputes_);
         disputes = disputes_;
     }
 
     /// @notice Names the dispute game (its opener must be this market). Owner only, once.
-    function setGame(address game_) external {
-        if (msg.sender != owner) revert NotOwner(msg.sender);
-        if (address(game) != address(0)) revert GameAlreadySet();
-        if (game_ == address(0)) revert ZeroAddress();
-        game = IPinpointGame(game_);
-        emit GameSet(game_);
+    /// @dev Runs TaskMarketDisputes.setGame on this market's storage (its `owner` is this market's: checked by the
+    ///      constructor).
+    function setGame(address) external {
+        _delegate();
     }
 
     /// @notice Adds the ether sent to the jackpot (anyone).
@@ -158,20 +155,20 @@ contract TaskMarket is TaskMarketBase {
         uint256 solverReward = price * t.workUnits;
         uint256 verifierReward = solverReward * t.verifierFeeBps / BPS;
         if (t.escrow < solverReward + verifierReward) revert EscrowExhausted(id, t.escrow, solverReward + verifierReward);
-        Params memory p = config.params();
+        (uint256 stake, uint16 forcedErrorBps) = config.claimParams();
 
         t.solver = msg.sender;
         t.status = Status.Claimed;
         t.deadline = _after(t.trainingTimeout);
         t.secretHash = secretHash;
         t.claimBlock = uint64(block.number);
-        t.forcedErrorBps = p.forcedErrorBps;
-        t.solverLocked = _u96(p.solverStake);
+        t.forcedErrorBps = forcedErrorBps;
+        t.solverLocked = _u96(stake);
         // No truncation: price <= maxPrice, which fits 128 bits (submitTask).
         t.price = uint128(price);
-        emit TaskClaimed(id, msg.sender, secretHash, p.solverStake, price);
+        emit TaskClaimed(id, msg.sender, secretHash, stake, price);
 
-        registry.lock(msg.sender, p.solverStake);
+        registry.lock(msg.sender, stake);
     }
 
     /// @notice The solver commits to its proof of learning and its schedule: checkpoint `s` is the state after
@@ -238,7 +235,7 @@ contract TaskMarket is TaskMarketBase {
         if (_barred[id][msg.sender]) revert VerifierBarred(id, msg.sender);
         _requireBeforeDeadline(id, t);
         bytes32 randomness = _hashOfNextBlock(id, t.commitBlock);
-        uint256 stake = config.params().verifierStake;
+        uint256 stake = config.verifierStake();
 
         t.verifier = msg.sender;
         t.status = Status.Verifying;
@@ -289,10 +286,10 @@ contract TaskMarket is TaskMarketBase {
                 ? (segment != 0 || replayHash != bytes32(0))
                 : (uint256(segment) + 1 >= t.checkpointCount || replayHash == bytes32(0))
         ) revert InvalidRejectionClaim(id);
-        Params memory p = config.params();
-        uint64 challengeEnd = uint64(block.number) + p.challengeWindowBlocks;
-        uint64 openEnd = challengeEnd + p.openWindowBlocks;
-        uint64 revealEnd = openEnd + p.revealWindowBlocks;
+        (uint64 challengeBlocks, uint64 openBlocks, uint64 revealBlocks) = config.verdictWindows();
+        uint64 challengeEnd = uint64(block.number) + challengeBlocks;
+        uint64 openEnd = challengeEnd + openBlocks;
+        uint64 revealEnd = openEnd + revealBlocks;
 
         t.status = Status.Verified;
         t.accepted = accepted;

@@ -532,7 +532,7 @@ abstract contract TaskMarketBase {
     function _settleAccepted(uint256 id, Task storage t) internal {
         address solver = t.solver;
         address verifier = t.verifier;
-        uint256 taxBps = config.params().taxBps;
+        uint256 taxBps = config.taxBps();
         (uint256 solverReward, uint256 verifierReward) = _rewards(t);
         uint256 escrow = t.escrow;
         uint256 solverTax = solverReward * taxBps / BPS;

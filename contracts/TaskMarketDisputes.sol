@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {WHISTLEBLOWER_ROLE} from "./RoleRegistry.sol";
 import {Params} from "./ProtocolConfig.sol";
+import {IPinpointGame} from "./IPinpointGame.sol";
 import {TaskMarketBase} from "./TaskMarketBase.sol";
 
 /// @title TaskMarketDisputes
@@ -25,6 +26,15 @@ contract TaskMarketDisputes is TaskMarketBase {
     modifier onlyDelegated() {
         if (address(this) == self) revert NotDelegated();
         _;
+    }
+
+    /// @notice Names the dispute game (its opener must be this market). Owner only, once.
+    function setGame(address game_) external onlyDelegated {
+        if (msg.sender != owner) revert NotOwner(msg.sender);
+        if (address(game) != address(0)) revert GameAlreadySet();
+        if (game_ == address(0)) revert ZeroAddress();
+        game = IPinpointGame(game_);
+        emit GameSet(game_);
     }
 
     /// @notice Adds the ether sent to the jackpot (anyone).
