@@ -113,9 +113,27 @@ contract ProtocolConfig {
     event WorkTableUpdated(WorkTable table);
     event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
 
+    /// @dev MarketParams as stored: the same fields in 3 slots instead of 5, prices in 128 bits (checkMarketParams
+    ///      bounds them by MAX_PRICE), so that each SolverBook call of a task's stages reads two cold slots less
+    ///      (docs/benchmarks.md, "Gas of the honest lifecycle").
+    struct StoredMarket {
+        uint128 initialPrice;
+        uint128 priceFloor;
+        uint128 priceCeiling;
+        uint16 priceStepBps;
+        uint16 targetUtilizationBps;
+        uint32 priceEpochBlocks;
+        uint16 verifierFeeBps;
+        uint16 timeoutSlashBps;
+        uint64 claimTimeoutSeconds;
+        uint64 trainingBaseSeconds;
+        uint64 minWorkUnitsPerSecond;
+        uint64 verificationTimeoutSeconds;
+    }
+
     address public owner;
     Params private _params;
-    MarketParams private _market;
+    StoredMarket private _market;
     WorkTable private _work;
 
     constructor() {
@@ -124,7 +142,7 @@ contract ProtocolConfig {
         MarketParams memory m = defaultMarketParams();
         WorkTable memory w = defaultWorkTable();
         _params = p;
-        _market = m;
+        _storeMarket(m);
         _work = w;
         emit OwnershipTransferred(address(0), msg.sender);
         emit ParamsUpdated(p);
@@ -198,8 +216,44 @@ contract ProtocolConfig {
         return _params.solverStake;
     }
 
+    /// @notice `params().verifierStake` alone (one slot): what a verification claim locks.
+    function verifierStake() external view returns (uint256) {
+        return _params.verifierStake;
+    }
+
+    /// @notice What a solver's claim snapshots, `params().solverStake` and `params().forcedErrorBps` (two slots).
+    function claimParams() external view returns (uint256 stake, uint16 forcedErrorBps) {
+        return (_params.solverStake, _params.forcedErrorBps);
+    }
+
+    /// @notice The windows a verdict opens, `params().challengeWindowBlocks`, `openWindowBlocks` and
+    ///         `revealWindowBlocks` (one slot).
+    function verdictWindows() external view returns (uint64 challengeBlocks, uint64 openBlocks, uint64 revealBlocks) {
+        Params storage p = _params;
+        return (p.challengeWindowBlocks, p.openWindowBlocks, p.revealWindowBlocks);
+    }
+
+    /// @notice `params().taxBps` alone (one slot): the tax on an accepted settlement's fees.
+    function taxBps() external view returns (uint16) {
+        return _params.taxBps;
+    }
+
     function marketParams() external view returns (MarketParams memory) {
-        return _market;
+        StoredMarket memory s = _market;
+        return MarketParams({
+            initialPrice: s.initialPrice,
+            priceFloor: s.priceFloor,
+            priceCeiling: s.priceCeiling,
+            priceStepBps: s.priceStepBps,
+            targetUtilizationBps: s.targetUtilizationBps,
+            priceEpochBlocks: s.priceEpochBlocks,
+            verifierFeeBps: s.verifierFeeBps,
+            timeoutSlashBps: s.timeoutSlashBps,
+            claimTimeoutSeconds: s.claimTimeoutSeconds,
+            trainingBaseSeconds: s.trainingBaseSeconds,
+            minWorkUnitsPerSecond: s.minWorkUnitsPerSecond,
+            verificationTimeoutSeconds: s.verificationTimeoutSeconds
+        });
     }
 
     function workTable() external view returns (WorkTable memory) {
@@ -219,7 +273,7 @@ contract ProtocolConfig {
     function setMarketParams(MarketParams calldata m) external {
         if (msg.sender != owner) revert NotOwner(msg.sender);
         checkMarketParams(m);
-        _market = m;
+        _storeMarket(m);
         emit MarketParamsUpdated(m);
     }
 
@@ -288,6 +342,24 @@ contract ProtocolConfig {
         if (w.maxTensorElements == 0) revert InvalidParameter("maxTensorElements");
         if (w.maxBatchSize == 0) revert InvalidParameter("maxBatchSize");
         if (w.maxWorkUnits == 0) revert InvalidParameter("maxWorkUnits");
+    }
+
+    /// @dev Stores checked market parameters (no truncation: every price is at most MAX_PRICE < 2^128).
+    function _storeMarket(MarketParams memory m) private {
+        _market = StoredMarket({
+            initialPrice: uint128(m.initialPrice),
+            priceFloor: uint128(m.priceFloor),
+            priceCeiling: uint128(m.priceCeiling),
+            priceStepBps: m.priceStepBps,
+            targetUtilizationBps: m.targetUtilizationBps,
+            priceEpochBlocks: m.priceEpochBlocks,
+            verifierFeeBps: m.verifierFeeBps,
+            timeoutSlashBps: m.timeoutSlashBps,
+            claimTimeoutSeconds: m.claimTimeoutSeconds,
+            trainingBaseSeconds: m.trainingBaseSeconds,
+            minWorkUnitsPerSecond: m.minWorkUnitsPerSecond,
+            verificationTimeoutSeconds: m.verificationTimeoutSeconds
+        });
     }
 
     function _checkSeconds(uint64 seconds_, string memory name) private pure {

@@ -2,7 +2,6 @@
 pragma solidity ^0.8.24;
 
 import {SOLVER_ROLE, VERIFIER_ROLE} from "./RoleRegistry.sol";
-import {Params} from "./ProtocolConfig.sol";
 import {IPinpointGame} from "./IPinpointGame.sol";
 import {SolverBook} from "./SolverBook.sol";
 import {TaskMarketBase} from "./TaskMarketBase.sol";
@@ -53,8 +52,8 @@ contract TaskMarket is TaskMarketBase {
     ///         stays under the EIP-170 code size limit.
     address public immutable disputes;
 
-    /// @param disputes_ a TaskMarketDisputes deployed with the same registry, treasury, config and book (checked:
-    ///        its code runs with its own immutables).
+    /// @param disputes_ a TaskMarketDisputes deployed by this market's deployer with the same registry, treasury,
+    ///        config and book (checked: its code runs with its own immutables, `owner` included).
     constructor(address registry_, address treasury_, address config_, address book_, address disputes_)
         TaskMarketBase(registry_, treasury_, config_, book_)
     {
@@ -62,39 +61,30 @@ contract TaskMarket is TaskMarketBase {
         TaskMarketBase d = TaskMarketBase(disputes_);
         if (
             address(d.registry()) != registry_ || d.treasury() != treasury_ || address(d.config()) != config_
-                || address(d.book()) != book_
+                || address(d.book()) != book_ || d.owner() != msg.sender
         ) revert DisputesMismatch(disputes_);
         disputes = disputes_;
     }
 
     /// @notice Names the dispute game (its opener must be this market). Owner only, once.
-    function setGame(address game_) external {
-        if (msg.sender != owner) revert NotOwner(msg.sender);
-        if (address(game) != address(0)) revert GameAlreadySet();
-        if (game_ == address(0)) revert ZeroAddress();
-        game = IPinpointGame(game_);
-        emit GameSet(game_);
+    /// @dev Runs TaskMarketDisputes.setGame on this market's storage (its `owner` is this market's: checked by the
+    ///      constructor).
+    function setGame(address) external {
+        _delegate();
     }
 
     /// @notice Adds the ether sent to the jackpot (anyone).
+    /// @dev Runs TaskMarketDisputes.fundJackpot on this market's storage (off the task path: it keeps this
+    ///      contract under the EIP-170 code size limit).
     function fundJackpot() external payable {
-        if (msg.value == 0) revert ZeroAmount();
-        uint256 total = jackpot + msg.value;
-        jackpot = total;
-        emit JackpotFunded(msg.sender, msg.value, total);
+        _delegate();
     }
 
     /// @notice Sends the caller's whole credit (fees, refunds, shortfalls credited to it) to `to`. A caller that
     ///         cannot take ether itself names another address.
-    function withdraw(address to) external {
-        uint256 amount = _credits[msg.sender];
-        if (amount == 0) revert NothingToWithdraw(msg.sender);
-        if (to == address(0)) revert ZeroAddress();
-        _credits[msg.sender] = 0;
-        totalCredit -= amount;
-        emit CreditWithdrawn(msg.sender, to, amount);
-        (bool ok,) = to.call{value: amount}("");
-        if (!ok) revert TransferFailed(to, amount);
+    /// @dev Runs TaskMarketDisputes.withdraw on this market's storage (like fundJackpot).
+    function withdraw(address) external {
+        _delegate();
     }
 
     // ---------------------------------------------------------------- submission and training
@@ -120,19 +110,21 @@ contract TaskMarket is TaskMarketBase {
         t.submitter = msg.sender;
         t.status = Status.Submitted;
         t.specHash = specHash;
-        t.escrow = msg.value;
+        uint128 escrow = _u128(msg.value);
+        t.escrow = escrow;
         t.workUnits = workUnits;
         t.maxSteps = maxSteps;
         t.verifierFeeBps = terms.verifierFeeBps;
         t.demandWeight = terms.demandWeight;
-        t.maxPrice = maxPrice;
-        t.parentId = parentId;
+        t.maxPrice = _u128(maxPrice);
+        // No truncation: a parent is an existing task (checked above), and ids are counted one by one.
+        t.parentId = uint64(parentId);
         t.claimTimeout = terms.claimTimeout;
         t.trainingTimeout = terms.trainingTimeout;
         t.verificationTimeout = terms.verificationTimeout;
         t.submittedAt = uint64(block.timestamp);
         t.deadline = _after(terms.claimTimeout);
-        totalEscrow += msg.value;
+        totalEscrow += escrow;
 
         emit TaskSubmitted(id, msg.sender, specHash, msg.value, workUnits, maxSteps, maxPrice, parentId);
     }
@@ -163,21 +155,20 @@ contract TaskMarket is TaskMarketBase {
         uint256 solverReward = price * t.workUnits;
         uint256 verifierReward = solverReward * t.verifierFeeBps / BPS;
         if (t.escrow < solverReward + verifierReward) revert EscrowExhausted(id, t.escrow, solverReward + verifierReward);
-        Params memory p = config.params();
+        (uint256 stake, uint16 forcedErrorBps) = config.claimParams();
 
         t.solver = msg.sender;
         t.status = Status.Claimed;
         t.deadline = _after(t.trainingTimeout);
         t.secretHash = secretHash;
         t.claimBlock = uint64(block.number);
-        t.forcedErrorBps = p.forcedErrorBps;
-        t.solverLocked = p.solverStake;
-        t.price = price;
-        t.solverReward = solverReward;
-        t.verifierReward = verifierReward;
-        emit TaskClaimed(id, msg.sender, secretHash, p.solverStake, price);
+        t.forcedErrorBps = forcedErrorBps;
+        t.solverLocked = _u96(stake);
+        // No truncation: price <= maxPrice, which fits 128 bits (submitTask).
+        t.price = uint128(price);
+        emit TaskClaimed(id, msg.sender, secretHash, stake, price);
 
-        registry.lock(msg.sender, p.solverStake);
+        registry.lock(msg.sender, stake);
     }
 
     /// @notice The solver commits to its proof of learning and its schedule: checkpoint `s` is the state after
@@ -215,7 +206,6 @@ contract TaskMarket is TaskMarketBase {
             _checkStart(id, t.parentId, proofRoot, checkpointCount, startCheckpoint, startProof, parentFinalProof);
         }
         bytes32 seed = _seed(id, t);
-        uint256 solverReward = t.price * t.workUnits * totalSteps / t.maxSteps;
 
         t.status = Status.Committed;
         t.proofRoot = proofRoot;
@@ -227,8 +217,6 @@ contract TaskMarket is TaskMarketBase {
         t.seed = seed;
         t.commitBlock = uint64(block.number);
         t.deadline = _after(t.verificationTimeout);
-        t.solverReward = solverReward;
-        t.verifierReward = solverReward * t.verifierFeeBps / BPS;
         emit ProofCommitted(id, proofRoot, manifestHash, checkpointCount, checkpointInterval, totalSteps, seed);
     }
 
@@ -247,12 +235,12 @@ contract TaskMarket is TaskMarketBase {
         if (_barred[id][msg.sender]) revert VerifierBarred(id, msg.sender);
         _requireBeforeDeadline(id, t);
         bytes32 randomness = _hashOfNextBlock(id, t.commitBlock);
-        uint256 stake = config.params().verifierStake;
+        uint256 stake = config.verifierStake();
 
         t.verifier = msg.sender;
         t.status = Status.Verifying;
         t.randomness = randomness;
-        t.verifierLocked = stake;
+        t.verifierLocked = _u96(stake);
         // The verifier gets a full verificationTimeout to replay and post its verdict.
         t.deadline = _after(t.verificationTimeout);
         emit VerificationClaimed(id, msg.sender, randomness, stake);
@@ -264,26 +252,17 @@ contract TaskMarket is TaskMarketBase {
     ///         the EVM has forgotten (nobody claimed it within 256 blocks): the anchor becomes this block, so the
     ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
     ///         blocks and only before the verification deadline (then the task expires).
-    function renewRandomness(uint256 id) external {
-        Task storage t = _task(id);
-        _requireStatus(id, t, Status.Committed);
-        _requireBeforeDeadline(id, t);
-        uint256 lastBlock = uint256(t.commitBlock) + 257;
-        if (block.number <= lastBlock) revert RandomnessNotExpired(id, uint64(lastBlock));
-        t.commitBlock = uint64(block.number);
-        emit RandomnessRenewed(id, uint64(block.number));
+    /// @dev Runs TaskMarketDisputes.renewRandomness on this market's storage (off the honest path).
+    function renewRandomness(uint256) external {
+        _delegate();
     }
 
     /// @notice Anyone records the forced-error seed of a Claimed task, `blockhash(claimBlock + 1)`, while the EVM
     ///         still returns it (from block claimBlock + 2 to claimBlock + 257). A solver whose training outlasts
     ///         that window calls it before; commitProof records it otherwise.
-    function fixSeed(uint256 id) external {
-        Task storage t = _task(id);
-        _requireStatus(id, t, Status.Claimed);
-        if (t.seed != bytes32(0)) revert SeedAlreadyFixed(id);
-        bytes32 seed = _hashOfNextBlock(id, t.claimBlock);
-        t.seed = seed;
-        emit SeedFixed(id, seed);
+    /// @dev Runs TaskMarketDisputes.fixSeed on this market's storage (off the honest path).
+    function fixSeed(uint256) external {
+        _delegate();
     }
 
     /// @notice The verifier posts its verdict; the challenge window (`challengeWindowBlocks`) and then the
@@ -307,17 +286,18 @@ contract TaskMarket is TaskMarketBase {
                 ? (segment != 0 || replayHash != bytes32(0))
                 : (uint256(segment) + 1 >= t.checkpointCount || replayHash == bytes32(0))
         ) revert InvalidRejectionClaim(id);
-        Params memory p = config.params();
-        uint64 challengeEnd = uint64(block.number) + p.challengeWindowBlocks;
-        uint64 openEnd = challengeEnd + p.openWindowBlocks;
-        uint64 revealEnd = openEnd + p.revealWindowBlocks;
+        (uint64 challengeBlocks, uint64 openBlocks, uint64 revealBlocks) = config.verdictWindows();
+        uint64 challengeEnd = uint64(block.number) + challengeBlocks;
+        uint64 openEnd = challengeEnd + openBlocks;
+        uint64 revealEnd = openEnd + revealBlocks;
 
         t.status = Status.Verified;
         t.accepted = accepted;
         t.reportHash = reportHash;
-        t.distance = distance;
-        t.rejectSegment = segment;
-        t.rejectReplayHash = replayHash;
+        // Zeros (an exact replay, an acceptance) are what the slots hold already: not written, no gas.
+        if (distance != 0) t.distance = distance;
+        if (segment != 0) t.rejectSegment = segment;
+        if (replayHash != bytes32(0)) t.rejectReplayHash = replayHash;
         t.verdictBlock = uint64(block.number);
         t.challengeEndBlock = challengeEnd;
         t.openEndBlock = openEnd;
@@ -448,8 +428,11 @@ contract TaskMarket is TaskMarketBase {
 
     // ---------------------------------------------------------------- views
 
-    function getTask(uint256 id) external view returns (Task memory) {
-        return _task(id);
+    /// @notice The task, with its rewards (`solverReward`, `verifierReward`) computed from the price and schedule.
+    function getTask(uint256 id) external view returns (Task memory task) {
+        Task storage t = _task(id);
+        task = t;
+        (task.solverReward, task.verifierReward) = _rewards(t);
     }
 
     /// @notice The whistleblower challenges of the task's current verdict, in queue order (cleared when the task

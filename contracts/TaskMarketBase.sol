@@ -34,79 +34,96 @@ abstract contract TaskMarketBase {
 
     /// @dev `escrow` is the ether held for the task: msg.value at submission, less any verifier-fee shortfall
     ///      paid out on a rejection. `attempts` counts the times the task reopened. A reopening clears every
-    ///      field of the attempt (solver, verifier, secret, price and rewards, proof, verdict, stakes, disputes);
+    ///      field of the attempt (solver, verifier, secret, price, proof, verdict, stakes, disputes);
     ///      a return to Committed (forced-error reveal, a won or void rejection dispute) clears the verification
     ///      fields only. `deadline` is the current stage's (seconds), and the settlement time once Settled.
+    ///
+    ///      Gas (docs/benchmarks.md, "Gas of the honest lifecycle"): the fields are packed by the stage that first
+    ///      writes them, so each stage opens as few new storage slots (22k gas each) as it can: the submission
+    ///      slots 0-4, the claim 5-8, the commit 9-12, the verification claim 13-14, the verdict 15-17. Amounts
+    ///      are uint128 (stakes uint96, beside an address), block numbers and times uint64; each narrowing is
+    ///      checked (`AmountTooLarge`). `solverReward` and `verifierReward` are never stored: they follow from the
+    ///      price and the schedule (`_rewards`), and `getTask` fills them in.
     struct Task {
+        // slot 0 (submission)
         address submitter;
-        address solver;
-        /// end of the window in which committed challenges are opened (beside the solver: one slot, no new one)
-        uint64 openEndBlock;
-        address verifier;
         Status status;
         bool accepted;
         uint32 attempts;
-        bytes32 specHash;
-        uint256 escrow;
-        /// the task's estimated work (docs/market.md, section 1) and the steps of its range
-        uint64 workUnits;
-        uint64 maxSteps;
         /// ProtocolConfig.marketParams().verifierFeeBps at the submission (the escrow covers this fee)
         uint16 verifierFeeBps;
         /// the task's weight in the SolverBook's demand (basis points of a slot; 0 until counted: see SolverBook)
         uint16 demandWeight;
-        /// the most the submitter pays per work unit, and the price fixed at the claim (0 before it)
-        uint256 maxPrice;
-        uint256 price;
-        /// the task whose final checkpoint this one starts from (0: none)
-        uint256 parentId;
-        /// price * workUnits * totalSteps / maxSteps and verifierFeeBps of it: set at the claim for the whole
-        /// range, recomputed at the commit for the steps trained
-        uint256 solverReward;
-        uint256 verifierReward;
+        /// ProtocolConfig.forcedErrorBps at the claim (the coin's odds for this attempt)
+        uint16 forcedErrorBps;
+        // slot 1
+        bytes32 specHash;
+        // slot 2: the most the submitter pays per work unit
+        uint128 escrow;
+        uint128 maxPrice;
+        // slot 3: the task's estimated work (docs/market.md, section 1) and the steps of its range; the task whose
+        // final checkpoint this one starts from (0: none)
+        uint64 workUnits;
+        uint64 maxSteps;
+        uint64 parentId;
+        uint64 submittedAt;
+        // slot 4
         uint64 claimTimeout;
         uint64 trainingTimeout;
         uint64 verificationTimeout;
         uint64 deadline;
-        uint64 submittedAt;
-        uint64 commitBlock;
-        uint32 checkpointCount;
-        bytes32 proofRoot;
-        bytes32 manifestHash;
-        /// blockhash(commitBlock + 1): picks the segments a verifier replays
-        bytes32 randomness;
-        bytes32 reportHash;
-        /// the verdict's largest normalized distance, 1e18-scaled
-        uint256 distance;
-        /// keccak256(abi.encode(secret)), committed at claimTask
-        bytes32 secretHash;
-        /// blockhash(claimBlock + 1), fixed at commitProof: with the secret it tosses the forced-error coin
-        bytes32 seed;
-        /// keccak256(abi.encode(honestRoot, honestManifestHash, secret))
-        bytes32 sealedHonest;
+        // slot 5 (claim)
+        address solver;
+        uint96 solverLocked;
+        // slot 6 (claim, then commit)
         uint64 claimBlock;
+        uint64 commitBlock;
         uint64 checkpointInterval;
         uint64 totalSteps;
-        /// ProtocolConfig.forcedErrorBps at the claim (the coin's odds for this attempt)
-        uint16 forcedErrorBps;
+        // slot 7: the price fixed at the claim (0 before it), the schedule's checkpoints, the dispute flags
+        uint128 price;
+        uint32 checkpointCount;
         bool forcedRevealed;
-        uint64 verdictBlock;
-        uint64 challengeEndBlock;
-        uint64 revealEndBlock;
-        /// a rejection's failed segment and the verifier's replayed end hash
-        uint32 rejectSegment;
         /// the solver filed a dispute of the rejection (played at settle)
         bool disputeFiled;
         /// index of the next whistleblower challenge to play (or the one playing)
         uint8 nextChallenge;
+        /// a rejection's failed segment
+        uint32 rejectSegment;
+        // slot 8: keccak256(abi.encode(secret)), committed at claimTask
+        bytes32 secretHash;
+        // slots 9-12 (commit)
+        bytes32 proofRoot;
+        bytes32 manifestHash;
+        /// blockhash(claimBlock + 1), fixed at commitProof: with the secret it tosses the forced-error coin
+        bytes32 seed;
+        /// keccak256(abi.encode(honestRoot, honestManifestHash, secret))
+        bytes32 sealedHonest;
+        // slot 13 (verification claim)
+        address verifier;
+        uint96 verifierLocked;
+        // slot 14: blockhash(commitBlock + 1): picks the segments a verifier replays
+        bytes32 randomness;
+        // slot 15 (verdict): end of the challenge, open and reveal windows
+        uint64 verdictBlock;
+        uint64 challengeEndBlock;
+        uint64 openEndBlock;
+        uint64 revealEndBlock;
+        // slots 16-17
+        bytes32 reportHash;
+        /// the verdict's largest normalized distance, 1e18-scaled (not written when 0)
+        uint256 distance;
+        /// the verifier's replayed end hash of a rejection (0 if accepted: not written)
         bytes32 rejectReplayHash;
         /// the committed checkpoints around the rejected segment (proven by disputeRejection)
         bytes32 rejectStartHash;
         bytes32 rejectEndHash;
-        uint256 solverLocked;
-        uint256 verifierLocked;
         /// the PinpointGame dispute being played (0: none)
         uint256 activeDispute;
+        /// price * workUnits * (totalSteps, or maxSteps before the commit) / maxSteps and verifierFeeBps of it
+        /// (0 before a claim). Never written: `_rewards` computes them, `getTask` fills them in.
+        uint256 solverReward;
+        uint256 verifierReward;
     }
 
     struct Challenge {
@@ -200,6 +217,8 @@ abstract contract TaskMarketBase {
     error InvalidMaxSteps(uint64 maxSteps, uint64 limit);
     error MaxPriceBelowFloor(uint256 maxPrice, uint256 priceFloor);
     error InvalidTimeout();
+    /// @notice An amount does not fit the bits the task packs it in (uint128 for ether, uint96 for a stake).
+    error AmountTooLarge(uint256 amount, uint8 bits);
 
     // ---------------------------------------------------------------- events
     event GameSet(address game);
@@ -323,13 +342,15 @@ abstract contract TaskMarketBase {
     address public immutable owner;
     /// @notice The posted price, the solvers' offers and the submission terms (its market must be this one).
     SolverBook public immutable book;
+    // The counters are packed (docs/benchmarks.md, "Gas of the honest lifecycle"): the task count beside the game
+    // (set at deployment, so the first submission rewrites a slot instead of opening one), the escrow beside the
+    // jackpot. uint128 holds any amount of ether there is (every addition is checked).
     IPinpointGame public game;
-
-    uint256 public taskCount;
-    uint256 public totalEscrow;
-    uint256 public jackpot;
+    uint64 public taskCount;
+    uint128 public totalEscrow;
+    uint128 public jackpot;
     /// @notice The sum of every account's `creditOf`: ether the market holds for withdrawal.
-    uint256 public totalCredit;
+    uint128 public totalCredit;
 
     mapping(uint256 => Task) internal _tasks;
     mapping(uint256 => Challenge[]) internal _challenges;
@@ -504,27 +525,30 @@ abstract contract TaskMarketBase {
         for (uint256 i = 0; i < n; i++) {
             total += paid[i];
         }
-        jackpot = available - total;
+        jackpot = uint128(available - total);
     }
 
     /// @dev Accepted and undisputed (or every challenge lost): both fees less tax, the rest to the submitter.
     function _settleAccepted(uint256 id, Task storage t) internal {
         address solver = t.solver;
         address verifier = t.verifier;
-        uint256 taxBps = config.params().taxBps;
-        uint256 solverTax = t.solverReward * taxBps / BPS;
-        uint256 verifierTax = t.verifierReward * taxBps / BPS;
-        uint256 solverPaid = t.solverReward - solverTax;
-        uint256 verifierPaid = t.verifierReward - verifierTax;
+        uint256 taxBps = config.taxBps();
+        (uint256 solverReward, uint256 verifierReward) = _rewards(t);
+        uint256 escrow = t.escrow;
+        uint256 solverTax = solverReward * taxBps / BPS;
+        uint256 verifierTax = verifierReward * taxBps / BPS;
+        uint256 solverPaid = solverReward - solverTax;
+        uint256 verifierPaid = verifierReward - verifierTax;
         // No underflow: claimTask only lets a solver in while escrow >= solverReward + verifierReward for the whole
         // range, the commit only lowers them, and the escrow does not change between a claim and its settlement.
-        uint256 refunded = t.escrow - t.solverReward - t.verifierReward;
+        uint256 refunded = escrow - solverReward - verifierReward;
 
         t.status = Status.Settled;
         // The settlement time: a child's claim deadline counts from it.
         t.deadline = uint64(block.timestamp);
-        totalEscrow -= t.escrow;
-        jackpot += solverTax + verifierTax;
+        totalEscrow -= uint128(escrow);
+        // No truncation: the tax is part of the escrow, a uint128.
+        jackpot += uint128(solverTax + verifierTax);
         emit TaskSettled(id, true, solverPaid, verifierPaid, refunded, solverTax + verifierTax);
 
         book.onRelease(solver, true, t.demandWeight);
@@ -546,14 +570,14 @@ abstract contract TaskMarketBase {
         address verifier = t.verifier;
         uint256 slashed = t.solverLocked;
         uint256 verifierLocked = t.verifierLocked;
-        uint256 reward = t.verifierReward;
+        (, uint256 reward) = _rewards(t);
         uint256 fee = slashed < reward ? slashed : reward;
 
         _rejected[id][solver] = true;
         if (reward != fee) {
             // No underflow: escrow >= solverReward + verifierReward >= shortfall (checked at claim).
-            t.escrow -= reward - fee;
-            totalEscrow -= reward - fee;
+            t.escrow -= uint128(reward - fee);
+            totalEscrow -= uint128(reward - fee);
         }
         _emitRejected(id, t, fee, verifierHonest);
         _reopen(id, t);
@@ -570,7 +594,7 @@ abstract contract TaskMarketBase {
     ///      verifier's reward from the escrow).
     function _emitRejected(uint256 id, Task storage t, uint256 fee, bool hasWinner) internal {
         uint256 slashed = t.solverLocked;
-        uint256 reward = t.verifierReward;
+        (, uint256 reward) = _rewards(t);
         (uint256 toWinner, uint256 toTreasury, uint256 burned) = _split(slashed - fee, hasWinner);
         emit TaskRejected(id, t.solver, slashed, reward + toWinner, toTreasury, burned, reward - fee, t.attempts + 1);
     }
@@ -788,6 +812,28 @@ abstract contract TaskMarketBase {
         return uint256(keccak256(abi.encode(secret, seed))) % BPS < forcedErrorBps;
     }
 
+    /// @dev The task's rewards: `price * workUnits * totalSteps / maxSteps` (the whole range, maxSteps, before
+    ///      the commit fixes totalSteps) and verifierFeeBps of it; 0 while no claim fixed a price.
+    function _rewards(Task storage t) internal view returns (uint256 solverReward, uint256 verifierReward) {
+        uint256 maxSteps = t.maxSteps;
+        uint256 steps = t.totalSteps;
+        if (steps == 0) steps = maxSteps;
+        solverReward = uint256(t.price) * t.workUnits * steps / maxSteps;
+        verifierReward = solverReward * t.verifierFeeBps / BPS;
+    }
+
+    /// @dev `amount` as the uint128 a task packs ether in (reverts `AmountTooLarge` past it).
+    function _u128(uint256 amount) internal pure returns (uint128) {
+        if (amount > type(uint128).max) revert AmountTooLarge(amount, 128);
+        return uint128(amount);
+    }
+
+    /// @dev `amount` as the uint96 a task packs a stake in, beside its address (reverts `AmountTooLarge` past it).
+    function _u96(uint256 amount) internal pure returns (uint96) {
+        if (amount > type(uint96).max) revert AmountTooLarge(amount, 96);
+        return uint96(amount);
+    }
+
     function _task(uint256 id) internal view returns (Task storage t) {
         if (id == 0 || id > taskCount) revert TaskNotFound(id);
         return _tasks[id];
@@ -817,7 +863,7 @@ abstract contract TaskMarketBase {
         if (amount == 0) return;
         uint256 balance = _credits[to] + amount;
         _credits[to] = balance;
-        totalCredit += amount;
+        totalCredit += _u128(amount);
         emit Credited(to, amount, balance);
     }
 

@@ -3,6 +3,7 @@ pragma solidity ^0.8.24;
 
 import {WHISTLEBLOWER_ROLE} from "./RoleRegistry.sol";
 import {Params} from "./ProtocolConfig.sol";
+import {IPinpointGame} from "./IPinpointGame.sol";
 import {TaskMarketBase} from "./TaskMarketBase.sol";
 
 /// @title TaskMarketDisputes
@@ -25,6 +26,62 @@ contract TaskMarketDisputes is TaskMarketBase {
     modifier onlyDelegated() {
         if (address(this) == self) revert NotDelegated();
         _;
+    }
+
+    /// @notice Names the dispute game (its opener must be this market). Owner only, once.
+    function setGame(address game_) external onlyDelegated {
+        if (msg.sender != owner) revert NotOwner(msg.sender);
+        if (address(game) != address(0)) revert GameAlreadySet();
+        if (game_ == address(0)) revert ZeroAddress();
+        game = IPinpointGame(game_);
+        emit GameSet(game_);
+    }
+
+    /// @notice Adds the ether sent to the jackpot (anyone).
+    function fundJackpot() external payable onlyDelegated {
+        if (msg.value == 0) revert ZeroAmount();
+        uint256 total = jackpot + msg.value;
+        jackpot = _u128(total);
+        emit JackpotFunded(msg.sender, msg.value, total);
+    }
+
+    /// @notice Sends the caller's whole credit (fees, refunds, shortfalls credited to it) to `to`. A caller that
+    ///         cannot take ether itself names another address.
+    function withdraw(address to) external onlyDelegated {
+        uint256 amount = _credits[msg.sender];
+        if (amount == 0) revert NothingToWithdraw(msg.sender);
+        if (to == address(0)) revert ZeroAddress();
+        _credits[msg.sender] = 0;
+        totalCredit -= uint128(amount);
+        emit CreditWithdrawn(msg.sender, to, amount);
+        (bool ok,) = to.call{value: amount}("");
+        if (!ok) revert TransferFailed(to, amount);
+    }
+
+    /// @notice Anyone re-anchors the verification randomness of a Committed task whose `blockhash(commitBlock + 1)`
+    ///         the EVM has forgotten (nobody claimed it within 256 blocks): the anchor becomes this block, so the
+    ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
+    ///         blocks and only before the verification deadline (then the task expires).
+    function renewRandomness(uint256 id) external onlyDelegated {
+        Task storage t = _task(id);
+        _requireStatus(id, t, Status.Committed);
+        _requireBeforeDeadline(id, t);
+        uint256 lastBlock = uint256(t.commitBlock) + 257;
+        if (block.number <= lastBlock) revert RandomnessNotExpired(id, uint64(lastBlock));
+        t.commitBlock = uint64(block.number);
+        emit RandomnessRenewed(id, uint64(block.number));
+    }
+
+    /// @notice Anyone records the forced-error seed of a Claimed task, `blockhash(claimBlock + 1)`, while the EVM
+    ///         still returns it (from block claimBlock + 2 to claimBlock + 257). A solver whose training outlasts
+    ///         that window calls it before; commitProof records it otherwise.
+    function fixSeed(uint256 id) external onlyDelegated {
+        Task storage t = _task(id);
+        _requireStatus(id, t, Status.Claimed);
+        if (t.seed != bytes32(0)) revert SeedAlreadyFixed(id);
+        bytes32 seed = _hashOfNextBlock(id, t.claimBlock);
+        t.seed = seed;
+        emit SeedFixed(id, seed);
     }
 
     /// @notice A whistleblower (WHISTLEBLOWER role, neither the solver nor the verifier) commits to a challenge of an
@@ -196,7 +253,7 @@ contract TaskMarketDisputes is TaskMarketBase {
 
         uint256 refunded = t.escrow;
         t.status = Status.Expired;
-        totalEscrow -= refunded;
+        totalEscrow -= uint128(refunded);
         emit TaskExpired(id, from, refunded);
 
         if (from == Status.Submitted) {
