@@ -1,4 +1,8 @@
 #!/usr/bin/env -S node --import tsx
-import {execute} from '@oclif/core'
+import {honourNoColor} from './noColor.js'
 
-await execute({development: true, dir: import.meta.url})
+// Before @oclif/core (and through it chalk, ansis, ink) is loaded: they read FORCE_COLOR once, on import.
+const args = honourNoColor()
+const {execute} = await import('@oclif/core')
+
+await execute({args, development: true, dir: import.meta.url})

@@ -1,4 +1,8 @@
 #!/usr/bin/env node
-import {execute} from '@oclif/core'
+import {honourNoColor} from './noColor.js'
 
-await execute({dir: import.meta.url})
+// Before @oclif/core (and through it chalk, ansis, ink) is loaded: they read FORCE_COLOR once, on import.
+const args = honourNoColor()
+const {execute} = await import('@oclif/core')
+
+await execute({args, dir: import.meta.url})

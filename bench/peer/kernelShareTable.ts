@@ -1,4 +1,4 @@
-import {renderTable} from '../../src/ui/taskView.js'
+import {renderTable} from '../../src/ui/renderTable.js'
 import type {KernelShares} from './kernelShares.js'
 
 const percent = (share: number) => `${(share * 100).toFixed(1)}%`

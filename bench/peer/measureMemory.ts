@@ -5,7 +5,7 @@ import path from 'node:path'
 
 import {execa} from 'execa'
 
-import {renderTable} from '../../src/ui/taskView.js'
+import {renderTable} from '../../src/ui/renderTable.js'
 
 /** The devnet's actor roles, by the gensyn command each process runs. */
 const roleOfCommand: Record<string, string> = {solve: 'solver', verify: 'verifier', challenge: 'whistleblower', submit: 'submitter'}

@@ -1,4 +1,4 @@
-import {renderTable} from '../../src/ui/taskView.js'
+import {renderTable} from '../../src/ui/renderTable.js'
 import {type PeerMeasurement, summarizePeerRow} from './summarizePeerRow.js'
 
 /** A model the PyTorch side cannot build (or gensyn cannot train), and why. */

@@ -18,7 +18,7 @@ import {seededRandom} from '../random/seededRandom.js'
 import {recheckTask} from './recheckTask.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
-import {sleep} from './sleep.js'
+import {sleep} from '../util/sleep.js'
 
 export type ChallengeOnceEvent =
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}

@@ -3,7 +3,7 @@ import type {SignedConnection} from '../protocol/connect.js'
 import {commitChallenge, openChallenge} from '../protocol/disputeActions.js'
 import type {TransactionResult} from '../protocol/sendContractTransaction.js'
 import type {Task} from '../protocol/types.js'
-import {sleep} from './sleep.js'
+import {sleep} from '../util/sleep.js'
 
 export type CommitAndOpenOptions = {
   /**

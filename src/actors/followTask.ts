@@ -6,7 +6,7 @@ import type {Task, TaskStatus} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
-import {sleep} from './sleep.js'
+import {sleep} from '../util/sleep.js'
 
 export type FollowEvent =
   | {type: 'status'; task: Task}

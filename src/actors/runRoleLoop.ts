@@ -8,7 +8,7 @@ import {expireTask, type SettleOutcome, settleTask} from '../protocol/marketActi
 import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {loopPollMs} from './loopPollMs.js'
-import {sleep} from './sleep.js'
+import {sleep} from '../util/sleep.js'
 
 /** What every role loop (solver, verifier) is given. */
 export type RoleLoopOptions<Event> = {

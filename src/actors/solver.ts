@@ -35,7 +35,7 @@ import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {type ChainNow, type RoleLoopOptions, runRoleLoop, type ExpireReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
-import {sleep} from './sleep.js'
+import {sleep} from '../util/sleep.js'
 import {readSolverState, type SolverProof, type SolverState, writeSolverState} from './solverState.js'
 
 /** How a solver plays a dispute over its proof (`solve --dispute-stance`, docs/adversaries.md). */

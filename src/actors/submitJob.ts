@@ -17,7 +17,7 @@ import {defaultMarketParams} from '../protocol/getProtocolParams.js'
 import {pinPostedProfiles} from '../protocol/pinPostedProfiles.js'
 import {submitTask} from '../protocol/submitTask.js'
 import {type Task, type TaskStatus, verdictOf} from '../protocol/types.js'
-import {readTaskLedgers} from '../sim/taskLedger.js'
+import {readTaskLedgers} from '../protocol/taskLedger.js'
 import {InvalidInputError} from '../errors/base.js'
 import {fetchMappedDataset} from '../ml/data/mappedDataset.js'
 import {prepareLocalData, publishDataset} from '../ml/data/publishedDataset.js'
@@ -26,8 +26,11 @@ import {defaultKeysDir, keyFilePath, loadOrCreateSecret, readKeyFile, secretPath
 import {publishPrivateData} from '../privacy/publishPrivateData.js'
 import {evaluateWrappedModel, type MappingKey} from '../privacy/wrapModel.js'
 import {adoptTasks} from './adoptTasks.js'
+import type {SubmittedTask} from './submittedTask.js'
 import {followTasks} from './followTask.js'
 import type {SettleReport} from './runRoleLoop.js'
+
+export type {SubmittedTask} from './submittedTask.js'
 
 export type SubmitJobOptions = {
   jobPath: string
@@ -58,44 +61,6 @@ export type SubmitJobOptions = {
   /** Called after each expire call: `from` Claimed is a solver's timeout (the task goes back to the pool). */
   onExpired?: (taskId: string, from: TaskStatus) => void
   signal?: AbortSignal
-}
-
-/** One task of the job; amounts are decimal wei strings so the result is plain JSON. */
-export type SubmittedTask = {
-  /** Absent in a dry run. */
-  taskId?: string
-  /** Which copy of the job (0-based; see `count`). */
-  copy: number
-  /** Its position in a split job (0-based), and the job's task count (1 when not split). */
-  index: number
-  tasks: number
-  /** The task before it in a split job ('0' for none). */
-  parentId: string
-  specHash: Hex
-  /** The absolute steps it trains, [start, end). */
-  steps: {start: number; end: number}
-  workUnits: string
-  escrow: string
-  transactionHash?: Hex
-  gasUsed?: string
-  // With --wait, once it is settled or expired:
-  status?: TaskStatus
-  verdict?: 'accepted' | 'rejected' | 'none'
-  /** The price per work unit fixed at the (last) claim. */
-  price?: string
-  totalSteps?: string
-  solverPaid?: string
-  verifierPaid?: string
-  tax?: string
-  /** Paid out of the escrow to verifiers of rejected proofs (the slashed stake's shortfall). */
-  fromEscrow?: string
-  refunded?: string
-  /** The last task of each copy: the delivered model's test accuracy (NaN, null in JSON, for a regression), test loss and final checkpoint. */
-  testAccuracy?: number
-  testLoss?: number
-  /** A private job: the wrapped model (mapping + trained layers) on the raw test samples. */
-  rawTestAccuracy?: number
-  finalCheckpoint?: Hex
 }
 
 export type SubmitJobResult = {

@@ -16,7 +16,7 @@ import {recheckTask} from './recheckTask.js'
 import {seededRandom} from '../random/seededRandom.js'
 import {pumpExpire, pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
-import {sleep} from './sleep.js'
+import {sleep} from '../util/sleep.js'
 import {type MembershipEvent, updateMembership} from './updateMembership.js'
 
 export const whistleblowerStrategies = ['honest', 'griefer'] as const

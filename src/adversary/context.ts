@@ -8,7 +8,7 @@ import {TrainingAbortedError} from '../ml/train/errors.js'
 import {startCheckpoint} from '../ml/train/startCheckpoint.js'
 import type {CheckpointRef} from '../ml/train/trainJob.js'
 import {TrainingSession} from '../ml/train/trainingSession.js'
-import type {ProofManifest} from '../pol/manifest.js'
+import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 import type {BlobStore} from '../store/types.js'
 
 /** What every strategy gets: the job, the store, the cheater's seed and the caller's hooks. */

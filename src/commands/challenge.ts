@@ -12,6 +12,8 @@ import {actorSeedFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
 import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {parseTaskId} from '../ui/parseTaskId.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
+import {challengeOnceWait, whistleblowerWait} from '../ui/roleWaits.js'
+import {createWaitStatus} from '../ui/waitStatus.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
 
 export default class Challenge extends BaseCommand {
@@ -63,6 +65,7 @@ export default class Challenge extends BaseCommand {
     if (json && flags.loop) this.emitJsonLine({role: 'whistleblower', type: 'backend', runtime})
     else if (!json) this.log(`backend ${runtime}`)
 
+    const status = createWaitStatus({enabled: !json, readBlock: () => connection.publicClient.getBlockNumber({cacheTime: 0})})
     if (taskId !== undefined) {
       const result = await withInterrupt((signal) =>
         challengeOnce({
@@ -73,9 +76,13 @@ export default class Challenge extends BaseCommand {
           seed: flags.seed,
           signal,
           // Progress is one line per replayed segment and per dispute move (none with --json: stdout is the result).
-          onEvent: (event) => (json ? undefined : this.describeOnce(event)),
+          onEvent: (event) => {
+            if (json) return
+            this.describeOnce(event)
+            status.update(challengeOnceWait(event, flags.wait))
+          },
         }),
-      )
+      ).finally(() => status.stop())
       if (!result.challenged) this.log(`task ${taskId}: ${result.checked.length} segment(s) replayed, every one matches: nothing to challenge`)
       else if (result.outcome) this.log(`task ${taskId}: dispute ${result.disputeId} ended ${result.outcome}, the task is ${result.status}`)
       return result
@@ -91,9 +98,13 @@ export default class Challenge extends BaseCommand {
         strategy: flags.strategy as WhistleblowerStrategy,
         seed: flags.seed,
         signal,
-        onEvent: (event) => (json ? this.emitJsonLine({role: 'whistleblower', ...event}) : this.describeLoop(event)),
+        onEvent: (event) => {
+          if (json) return this.emitJsonLine({role: 'whistleblower', ...event})
+          this.describeLoop(event)
+          status.update(whistleblowerWait(event))
+        },
       }),
-    )
+    ).finally(() => status.stop())
     return undefined
   }
 

@@ -1,6 +1,6 @@
 import {probeBackends, type BackendProbes} from '../ml/backend/probeBackends.js'
 import {BaseCommand} from '../ui/baseCommand.js'
-import {renderTable} from '../ui/taskView.js'
+import {renderTable} from '../ui/renderTable.js'
 
 export default class Doctor extends BaseCommand {
   static override summary = 'Say which training backends work on this machine, and why the others do not.'

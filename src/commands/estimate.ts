@@ -10,7 +10,7 @@ import {connect} from '../protocol/connect.js'
 import {getMarketParams} from '../protocol/getMarketParams.js'
 import {getWorkTable} from '../protocol/getWorkTable.js'
 import {BaseCommand} from '../ui/baseCommand.js'
-import {renderTable} from '../ui/taskView.js'
+import {renderTable} from '../ui/renderTable.js'
 
 /** The report, plus where the work table and the price came from. */
 export type EstimateOutput = EstimateReport & {tableSource: string; priceSource: 'flag' | 'payment.maxPrice'}

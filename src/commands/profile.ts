@@ -17,7 +17,7 @@ import {connectionFlags, threadsFlag} from '../ui/flags.js'
 import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {parseTaskId} from '../ui/parseTaskId.js'
 import {createProgress, type Progress} from '../ui/progress.js'
-import {renderTable} from '../ui/taskView.js'
+import {renderTable} from '../ui/renderTable.js'
 import {unmappedDataNotice} from '../privacy/unmappedDataNotice.js'
 
 /** The profile, plus what was posted on chain with --task. */

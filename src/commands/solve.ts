@@ -12,7 +12,9 @@ import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {actorSeedFlag, backendFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
 import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
 import {createProgress, type Progress} from '../ui/progress.js'
+import {solverWait} from '../ui/roleWaits.js'
 import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
+import {createWaitStatus} from '../ui/waitStatus.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
 
 export default class Solve extends BaseCommand {
@@ -74,8 +76,13 @@ export default class Solve extends BaseCommand {
     if (flags.ask !== undefined) parseAsk(flags.ask)
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     let bar: Progress | undefined
+    const status = createWaitStatus({enabled: !flags.json, readBlock: () => connection.publicClient.getBlockNumber({cacheTime: 0})})
     const onEvent = (event: SolverEvent) => {
       if (flags.json) return this.emitJsonLine({role: 'solver', ...event})
+      describe(event)
+      status.update(solverWait(event))
+    }
+    const describe = (event: SolverEvent) => {
       switch (event.type) {
         case 'ready':
           return this.log(
@@ -139,7 +146,7 @@ export default class Solve extends BaseCommand {
         signal,
         onEvent,
       }),
-    )
+    ).finally(() => status.stop())
   }
 
   private async solveOffline(job: string | undefined, out: string | undefined, backend: BackendName, strategy: StrategyName, json: boolean): Promise<OfflineSolveResult> {

@@ -8,7 +8,8 @@ import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {parseAddresses} from '../ui/parseAddresses.js'
 import {backendFlag, connectionFlags} from '../ui/flags.js'
 import {createMultiProgress, type MultiProgress, type Progress} from '../ui/progress.js'
-import {describeSettle, renderTable} from '../ui/taskView.js'
+import {describeSettle} from '../ui/taskView.js'
+import {renderTable} from '../ui/renderTable.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 export default class Submit extends BaseCommand {

@@ -11,9 +11,10 @@ import {specHash} from '../ml/spec/index.js'
 import {checkpointSchedule} from '../ml/train/index.js'
 import {readBundle, verifyBundle, type VerifyBundleParameters} from '../pol/bundle/index.js'
 import {parseThresholds, type SamplingStrategy, type Thresholds, type VerificationMode} from '../pol/index.js'
-import {planTable, type PlanTable} from '../pol/plan/index.js'
+import {planTable, type PlanTable} from '../plan/index.js'
 import {bundleVerificationView, type BundleVerificationView, segmentHeader, segmentRow} from '../ui/verificationView.js'
-import {describeDisputeEvent, describeSettle, renderTable} from '../ui/taskView.js'
+import {describeDisputeEvent, describeSettle} from '../ui/taskView.js'
+import {renderTable} from '../ui/renderTable.js'
 
 import {runVerifier, type VerifierEvent} from '../actors/verifier.js'
 import {verifierStrategyNames, type VerifierStrategyName} from '../adversary/index.js'
@@ -23,6 +24,8 @@ import {parseAddresses} from '../ui/parseAddresses.js'
 import {connectOptionsFrom} from '../ui/connectOptions.js'
 import {backendFlag, connectionFlags, threadsFlag} from '../ui/flags.js'
 import {setTrainingThreads} from '../ml/train/threads/trainingThreads.js'
+import {verifierWait} from '../ui/roleWaits.js'
+import {createWaitStatus} from '../ui/waitStatus.js'
 import {withInterrupt} from '../ui/withInterrupt.js'
 import {segmentOutcome} from '../ui/devnetLog.js'
 
@@ -98,8 +101,13 @@ export default class Verify extends BaseCommand {
     }
     const colludeWith = collusionPartners(flags.strategy, flags['collude-with'])
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
+    const status = createWaitStatus({enabled: !flags.json, readBlock: () => connection.publicClient.getBlockNumber({cacheTime: 0})})
     const onEvent = (event: VerifierEvent) => {
       if (flags.json) return this.emitJsonLine({role: 'verifier', ...event})
+      describe(event)
+      status.update(verifierWait(event))
+    }
+    const describe = (event: VerifierEvent) => {
       switch (event.type) {
         case 'ready':
           return this.log(`verifier ${event.address} ready, backend ${event.runtime}${event.strategy === 'honest' ? '' : `, strategy ${event.strategy}`}`)
@@ -137,7 +145,7 @@ export default class Verify extends BaseCommand {
         signal,
         onEvent,
       }),
-    )
+    ).finally(() => status.stop())
   }
 
   private async verifyOffline(options: VerifyBundleParameters & {json: boolean}): Promise<BundleVerificationView> {

@@ -1,21 +1,13 @@
 import {bytesToHex, type Hex} from 'viem'
 import {onchainKernels} from './encoding.js'
 import {DisputeTraceError} from './errors.js'
+import type {ArbitrationPayload} from '../protocol/disputeTypes.js'
 import type {OperatorDescriptor, StepTrace} from './types.js'
 
 /** PinpointGame's `struct Operation` (the descriptor D_j). */
 export type Operation = OperatorDescriptor
 
-/** The arguments of `PinpointGame.arbitrate(id, op, descriptorHashes, outputHashes, inputs)` for element j. */
-export type ArbitrationPayload = {
-  op: Operation
-  /** d_1 .. d_m: the whole agreed graph (the contract recomputes g_m from them). */
-  descriptorHashes: Hex[]
-  /** o_1 .. o_{j-1}: the agreed outputs (the contract recomputes c_{j-1} from them). */
-  outputHashes: Hex[]
-  /** The bytes of each element op.inputs names, in order (each hashes to its o). */
-  inputs: Hex[]
-}
+export type {ArbitrationPayload} from '../protocol/disputeTypes.js'
 
 /**
  * What to send to `arbitrate` once the operator bisection has narrowed the dispute to element `j` (from

@@ -1,21 +1,8 @@
 import type {Hex} from 'viem'
 
-/**
- * What one element of an operator trace is (docs/disputes.md, "The operator trace of one step"); the
- * same fields, in the same order, as PinpointGame's `struct Operation`.
- */
-export type OperatorDescriptor = {
-  /** The tfjs kernel name (`Relu`, `_FusedMatMul`, ...), or `Input` for a tensor no traced kernel produced. */
-  kernel: string
-  /** Element numbers (from 1) of the kernel's inputs, in the kernel's input order. */
-  inputs: number[]
-  inputShapes: number[][]
-  outputShape: number[]
-  /** `float32`, `int32` or `bool`. */
-  outputDtype: string
-  /** Kernel attributes as ABI bytes (see {@link descriptorAttrs}). */
-  attrs: Hex
-}
+import type {OperatorDescriptor} from '../protocol/disputeTypes.js'
+
+export type {OperatorDescriptor} from '../protocol/disputeTypes.js'
 
 /** One element of a step's trace: one output of one kernel call (or one input tensor). */
 export type TraceElement = {

@@ -3,7 +3,7 @@ import {readdirSync} from 'node:fs'
 import path from 'node:path'
 
 import {loadJobSpec} from '../ml/spec/loadJobSpec.js'
-import {detectionProbability} from '../pol/plan/detectionProbability.js'
+import {detectionProbability} from '../plan/detectionProbability.js'
 import {
   activeWhistleblowers,
   economicsDefaults,

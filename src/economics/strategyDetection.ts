@@ -1,6 +1,6 @@
 import type {StrategyName} from '../adversary/strategies.js'
-import {detectionProbability} from '../pol/plan/detectionProbability.js'
-import {weakestCheatFaked} from '../pol/plan/segmentsForWeakestCheat.js'
+import {detectionProbability} from '../plan/detectionProbability.js'
+import {weakestCheatFaked} from '../plan/segmentsForWeakestCheat.js'
 
 /** The proof a strategy makes, in the terms the plan needs (docs/adversaries.md, one section per strategy). */
 export type ProofShape = {

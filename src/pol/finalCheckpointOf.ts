@@ -1,6 +1,6 @@
 import type {Hex} from 'viem'
 import {ReplayError} from './errors.js'
-import type {ProofManifest} from './manifest.js'
+import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 
 /**
  * A proof's last checkpoint (the model it delivers, and the state the next task of a split job starts from),

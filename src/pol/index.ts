@@ -22,9 +22,9 @@ export {
 export {ReplayError, RuntimeMismatchError} from './errors.js'
 export {finalCheckpointOf} from './finalCheckpointOf.js'
 export {stackedProof, type StackedProof} from './stackedProof.js'
-export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from './manifest.js'
-export {merkleLeaf, merkleNode, merkleProof, merkleRoot, MerkleError, verifyMerkleProof} from './merkle.js'
-export {detectionProbability, missProbability, PlanError, segmentsForTarget, type DetectionParameters} from './plan/index.js'
+export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from '../ml/checkpoint/manifest.js'
+export {merkleLeaf, merkleNode, merkleProof, merkleRoot, MerkleError, verifyMerkleProof} from '../ml/checkpoint/merkle.js'
+export {detectionProbability, missProbability, PlanError, segmentsForTarget, type DetectionParameters} from '../plan/index.js'
 export {
   addMagnitudes,
   checkRule,

@@ -13,7 +13,7 @@ import type {BlobStore} from '../store/types.js'
 import {parameterDistances, type CheckpointDistances} from './distances/parameterDistances.js'
 import {checkThresholdsCover, withinThresholds, type Thresholds} from './distances/thresholds.js'
 import {ReplayError, RuntimeMismatchError} from './errors.js'
-import type {ProofManifest} from './manifest.js'
+import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 
 /**
  * How a replay is judged (docs/verification.md):

@@ -1,8 +1,8 @@
 import type {Hex} from 'viem'
 import {ReplayError} from './errors.js'
 import {finalCheckpointOf} from './finalCheckpointOf.js'
-import type {ProofManifest} from './manifest.js'
-import {merkleProof} from './merkle.js'
+import type {ProofManifest} from '../ml/checkpoint/manifest.js'
+import {merkleProof} from '../ml/checkpoint/merkle.js'
 
 /** What `commitProof` takes for a split task after the first (docs/market.md, section 4). */
 export type StackedProof = {
@@ -17,7 +17,7 @@ export type StackedProof = {
 /**
  * The proof that a split task's proof stacks on its parent's: its first checkpoint is the parent's final one,
  * proven as leaf 0 of the child's Merkle root and as the last leaf of the parent's, in the tree of
- * src/pol/merkle.ts (which contracts/ProofMerkle.sol checks the same way). Pure: the parent's manifest is the one
+ * src/ml/checkpoint/merkle.ts (which contracts/ProofMerkle.sol checks the same way). Pure: the parent's manifest is the one
  * its accepted task committed (its `manifestHash` on chain).
  *
  * @throws ReplayError when the child does not start from the parent's final checkpoint

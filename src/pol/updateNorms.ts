@@ -2,7 +2,7 @@ import {decodeCheckpoint} from '../ml/checkpoint/decodeCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
 import type {BlobStore} from '../store/types.js'
 import {ReplayError} from './errors.js'
-import type {ProofManifest} from './manifest.js'
+import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 
 /**
  * ‖w_b - w_a‖₂ over the weights concatenated in checkpoint order (float64 sums; optimizer state

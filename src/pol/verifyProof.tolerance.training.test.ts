@@ -15,7 +15,7 @@ import type {BlobStore} from '../store/types.js'
 import {ThresholdsError} from './distances/errors.js'
 import {nonFiniteDistance} from './distances/parameterDistances.js'
 import type {Thresholds} from './distances/thresholds.js'
-import {merkleRoot} from './merkle.js'
+import {merkleRoot} from '../ml/checkpoint/merkle.js'
 import {profileJob} from './profile/profileJob.js'
 import {verifyProof} from './verifyProof.js'
 

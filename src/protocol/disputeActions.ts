@@ -1,10 +1,9 @@
 import {type Hex, parseEventLogs} from 'viem'
 
 import {pinpointGameAbi, taskMarketAbi} from '../chain/generated/index.js'
-import type {ArbitrationPayload} from '../dispute/arbitration.js'
 import {type ChallengeClaim, challengeCommitment, challengeSalt, sealClaim} from './challengeCommitment.js'
 import type {SignedConnection} from './connect.js'
-import {type DisputeOutcome, disputeOutcomes, type TraceHeader, type VoteChoice, voteChoices} from './disputeTypes.js'
+import {type ArbitrationPayload, type DisputeOutcome, disputeOutcomes, type TraceHeader, type VoteChoice, voteChoices} from './disputeTypes.js'
 import {gameAddress} from './gameAddress.js'
 import {disputeRejection} from './marketActions.js'
 import {segmentProof} from './segmentProof.js'

@@ -80,3 +80,32 @@ export function winnerOf(dispute: Pick<Dispute, 'outcome' | 'prover' | 'challeng
   if (dispute.outcome === 'ChallengerWon') return dispute.challenger
   return undefined
 }
+
+/**
+ * What one element of an operator trace is (docs/disputes.md, "The operator trace of one step"); the
+ * same fields, in the same order, as PinpointGame's `struct Operation`. It lives with the game's other
+ * shapes because `arbitrate` sends it; src/dispute builds it (traceStep) and re-exports it.
+ */
+export type OperatorDescriptor = {
+  /** The tfjs kernel name (`Relu`, `_FusedMatMul`, ...), or `Input` for a tensor no traced kernel produced. */
+  kernel: string
+  /** Element numbers (from 1) of the kernel's inputs, in the kernel's input order. */
+  inputs: number[]
+  inputShapes: number[][]
+  outputShape: number[]
+  /** `float32`, `int32` or `bool`. */
+  outputDtype: string
+  /** Kernel attributes as ABI bytes (see `descriptorAttrs` in src/dispute/encoding.ts). */
+  attrs: Hex
+}
+
+/** The arguments of `PinpointGame.arbitrate(id, op, descriptorHashes, outputHashes, inputs)` for element j. */
+export type ArbitrationPayload = {
+  op: OperatorDescriptor
+  /** d_1 .. d_m: the whole agreed graph (the contract recomputes g_m from them). */
+  descriptorHashes: Hex[]
+  /** o_1 .. o_{j-1}: the agreed outputs (the contract recomputes c_{j-1} from them). */
+  outputHashes: Hex[]
+  /** The bytes of each element op.inputs names, in order (each hashes to its o). */
+  inputs: Hex[]
+}

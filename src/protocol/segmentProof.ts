@@ -1,6 +1,6 @@
 import {InvalidInputError} from '../errors/base.js'
-import type {ProofManifest} from '../pol/manifest.js'
-import {merkleProof, merkleRoot} from '../pol/merkle.js'
+import type {ProofManifest} from '../ml/checkpoint/manifest.js'
+import {merkleProof, merkleRoot} from '../ml/checkpoint/merkle.js'
 import type {BlobStore} from '../store/types.js'
 import type {SegmentProof} from './marketActions.js'
 import type {Task} from './types.js'

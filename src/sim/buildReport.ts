@@ -1,4 +1,4 @@
-import type {Dropout} from './createDevnet.js'
+import type {Dropout} from './devnetEvents.js'
 import type {MarketHistory} from './readMarketHistory.js'
 import type {ActorHandle} from './spawnActor.js'
 import {describeExpectations} from './report/describeExpectations.js'

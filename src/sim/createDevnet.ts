@@ -12,7 +12,7 @@ import type {ResolvedScenario} from './scenario.js'
 import {startMarketSampler} from './sampleMarket.js'
 import {postScenarioProfiles} from './postScenarioProfiles.js'
 import {type ActorHandle, spawnActor} from './spawnActor.js'
-import type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
+import type {DevnetEvent, Dropout, SubmissionOutcome} from './devnetEvents.js'
 import {runScenarioJobs} from './runScenarioJobs.js'
 import type {ActorCrash} from './superviseActor.js'
 import type {ChaosKill} from './chaosMonkey.js'
@@ -21,9 +21,6 @@ import {type BackendChoice} from '../ml/backend/runtimeId.js'
 import type {Connection} from '../protocol/connect.js'
 
 export type {DevnetEvent, SubmissionOutcome} from './devnetEvents.js'
-
-/** A dropout solver the devnet killed: after which stored checkpoint of which task. */
-export type Dropout = {actor: string; taskId: string; step: number}
 
 export type DevnetOptions = {
   scenario: ResolvedScenario

@@ -10,6 +10,9 @@ export type DevnetEvent =
   /** One of its processes died (a crash, or the chaos monkey's kill); `crash.restart` says when it comes back. */
   | {type: 'actor-crash'; actor: string; role: ActorHandle['role']; crash: ActorCrash}
 
+/** A dropout solver the devnet killed: after which stored checkpoint of which task. */
+export type Dropout = {actor: string; taskId: string; step: number}
+
 /** How one job's submitter ended, and the JSON result it printed. */
 export type SubmissionOutcome = {
   job: string

@@ -8,7 +8,7 @@ import type {RosterEntry} from './actorRoster.js'
 import type {BalanceSnapshot} from './balances.js'
 import type {ChaosMonkey} from './chaosMonkey.js'
 import type {DevnetAccount} from './devnetAccounts.js'
-import type {DevnetEvent} from './devnetEvents.js'
+import type {DevnetEvent, Dropout} from './devnetEvents.js'
 import type {DevnetStatePaths, PersistedDevnet} from './devnetState.js'
 import type {PausedDevnet} from './pauseDevnet.js'
 import type {MarketSampler} from './sampleMarket.js'
@@ -41,7 +41,7 @@ export type DevnetRun = {
   readonly emit: (event: DevnetEvent) => void
   /** Every supervised actor process, submitters included, in the order they were started. */
   readonly actors: SupervisedActor[]
-  readonly dropouts: PersistedDevnet['dropouts']
+  readonly dropouts: Dropout[]
   readonly crashes: ActorCrash[]
   /** Stops the submitters' waits for their jobs' `at` when the run ends first. */
   readonly stopping: AbortController

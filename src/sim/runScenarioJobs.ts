@@ -1,6 +1,6 @@
 import path from 'node:path'
 
-import {sleep} from '../actors/sleep.js'
+import {sleep} from '../util/sleep.js'
 import {BaseError} from '../errors/base.js'
 import type {Connection} from '../protocol/connect.js'
 import type {RosterEntry} from './actorRoster.js'

@@ -1,4 +1,4 @@
-import {sleep} from '../actors/sleep.js'
+import {sleep} from '../util/sleep.js'
 import {type ActorExit, type ActorHandle, exitReason} from './spawnActor.js'
 
 /** Why a supervised process died: on its own (`crash`), or by the devnet's chaos monkey (`chaos`). */

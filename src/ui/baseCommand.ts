@@ -6,7 +6,7 @@ import {BaseError} from '../errors/base.js'
 export const ExitCode = {ok: 0, failure: 1, invalidInput: 2} as const
 
 /**
- * Every gensyn command extends this: it owns `--json` and `--debug`, and turns any failure into one line on
+ * Every gensyn command extends this: it owns `--json`, `--debug` and `--no-color`, and turns any failure into one line on
  * stderr (or an `{error}` object with --json) with a non-zero exit code, so users never see a stack trace
  * unless they ask for it.
  */
@@ -14,6 +14,9 @@ export abstract class BaseCommand extends Command {
   static override enableJsonFlag = true
   static override baseFlags = {
     debug: Flags.boolean({description: 'Print stack traces and internal detail on failure.', helpGroup: 'GLOBAL'}),
+    // bin/run.js acts on it (and on NO_COLOR) before any colour library loads; declared here so every command
+    // accepts it and --help lists it.
+    'no-color': Flags.boolean({description: 'No ANSI colours or styles in any output, the live dashboard included (as does NO_COLOR=1).', helpGroup: 'GLOBAL'}),
   }
 
   /** Writes one JSON line to stdout: used by long-running commands that stream events with --json. */

@@ -8,7 +8,8 @@ import {STOPPED_BY_USER} from '../sim/report/types.js'
 import type {DisputeAgentEvent} from '../dispute/createDisputeAgent.js'
 import type {SettleOutcome} from '../protocol/marketActions.js'
 import {renderPriceChart} from './priceChart.js'
-import {describeDisputeEvent, describeSettle, renderTable} from './taskView.js'
+import {describeDisputeEvent, describeSettle} from './taskView.js'
+import {renderTable} from './renderTable.js'
 
 /**
  * Plain-text narration of a devnet run: one line per protocol event, training progress at each quarter,

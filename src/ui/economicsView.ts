@@ -1,5 +1,5 @@
 import type {JobEconomics} from '../economics/index.js'
-import {renderTable} from './taskView.js'
+import {renderTable} from './renderTable.js'
 
 const eth = (wei: number) => `${(wei / 1e18).toFixed(4)} ETH`
 const probability = (p: number) => p.toFixed(3)

@@ -101,12 +101,6 @@ export function taskRow(task: Task): string[] {
   return [task.id.toString(), task.status, verdictOf(task), shortAddress(task.submitter), shortAddress(task.solver), shortAddress(task.verifier), formatEther(task.escrow)]
 }
 
-export function renderTable(header: string[], rows: string[][]): string {
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)))
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ').trimEnd()
-  return [line(header), ...rows.map(line)].join('\n')
-}
-
 function shortAddress(address: string): string {
   return /^0x0{40}$/.test(address) ? '-' : `${address.slice(0, 6)}…${address.slice(-4)}`
 }

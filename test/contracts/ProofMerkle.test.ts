@@ -3,17 +3,17 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import {type Address, getAddress, type Hex, keccak256, toHex} from 'viem'
 
-import {merkleLeaf, merkleNode, merkleProof, merkleRoot, verifyMerkleProof} from '../../src/pol/merkle.js'
+import {merkleLeaf, merkleNode, merkleProof, merkleRoot, verifyMerkleProof} from '../../src/ml/checkpoint/merkle.js'
 import {receiptOf, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 
 const hashOf = (n: number): Hex => keccak256(toHex(n))
 
 /**
- * contracts/ProofMerkle.sol against src/pol/merkle.ts: the same leaf and node hashing, and `verify` agrees with
+ * contracts/ProofMerkle.sol against src/ml/checkpoint/merkle.ts: the same leaf and node hashing, and `verify` agrees with
  * `verifyMerkleProof` on valid proofs of every index of trees of 1..40 leaves and on every kind of tampering.
  */
-describe('ProofMerkle (on anvil, against src/pol/merkle.ts)', function () {
+describe('ProofMerkle (on anvil, against src/ml/checkpoint/merkle.ts)', function () {
   this.timeout(120_000)
   const ctx = useChain()
   let harness: Address

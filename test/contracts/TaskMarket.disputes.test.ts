@@ -5,7 +5,7 @@ import {type Address, getAddress, type Hex, parseEther, zeroAddress, zeroHash} f
 
 import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
 import {pinpointGameAbi, roleRegistryAbi, taskMarketAbi, taskMarketDisputesAbi} from '../../src/chain/generated/index.js'
-import {merkleRoot} from '../../src/pol/merkle.js'
+import {merkleRoot} from '../../src/ml/checkpoint/merkle.js'
 import {
   type Actor,
   configWrite,

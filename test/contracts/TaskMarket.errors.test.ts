@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import {type Address, getAddress, type Hex, maxUint256, parseEther, zeroAddress, zeroHash} from 'viem'
 
 import {defaultProtocolParams, deployContracts} from '../../src/chain/deployContracts.js'
-import {merkleProof} from '../../src/pol/merkle.js'
+import {merkleProof} from '../../src/ml/checkpoint/merkle.js'
 import {
   solverBookAbi,
   solverBookBytecode,

@@ -5,7 +5,7 @@ import {type Abi, type Address, encodeFunctionData, getAddress, type Hex, parseE
 
 import {defaultProtocolParams, type MarketParams, type ProtocolParams} from '../../src/chain/deployContracts.js'
 import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
-import {merkleProof} from '../../src/pol/merkle.js'
+import {merkleProof} from '../../src/ml/checkpoint/merkle.js'
 import {receiptOf, snapshotChain, TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 import {

@@ -6,7 +6,7 @@ import path from 'node:path'
 import type {Hex} from 'viem'
 
 import {requireWebgpu} from '../../src/ml/backend/webgpu/requireWebgpu.js'
-import type {ProofManifest} from '../../src/pol/manifest.js'
+import type {ProofManifest} from '../../src/ml/checkpoint/manifest.js'
 import type {VerificationReport} from '../../src/pol/verifyProof.js'
 import {createLocalStore} from '../../src/store/createLocalStore.js'
 import {runGensyn} from '../helpers/cli.js'

@@ -10,7 +10,7 @@ import {produceComparison} from '../../sim/runs/produceComparison.js'
 import {figureLabel} from '../../sim/runs/figureLabel.js'
 import type {ComparisonFiles} from '../../sim/runs/writeComparison.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
-import {renderTable} from '../../ui/taskView.js'
+import {renderTable} from '../../ui/renderTable.js'
 
 export type DevnetReportResult = {
   source: 'chain' | 'file' | 'run'

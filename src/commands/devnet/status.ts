@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {type DevnetStatus, readDevnetStatus} from '../../sim/devnetStatus.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
-import {renderTable} from '../../ui/taskView.js'
+import {renderTable} from '../../ui/renderTable.js'
 
 export default class DevnetStatusCommand extends BaseCommand {
   static override summary = 'Show whether a devnet runs in the state dir, and its chain, actors and tasks.'

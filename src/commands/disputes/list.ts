@@ -10,7 +10,7 @@ import {disputeHeader, disputeRow, disputeToJson} from '../../ui/disputeView.js'
 import {connectionFlags} from '../../ui/flags.js'
 import {parseAddress} from '../../ui/parseAddresses.js'
 import {parseTaskId} from '../../ui/parseTaskId.js'
-import {renderTable} from '../../ui/taskView.js'
+import {renderTable} from '../../ui/renderTable.js'
 
 export default class DisputesList extends BaseCommand {
   static override summary = 'List the pinpoint disputes: phase, rounds, the range still disputed, outcome.'

@@ -6,6 +6,7 @@ import {committeeOf, getDispute} from '../../protocol/getDispute.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {connectOptionsFrom} from '../../ui/connectOptions.js'
 import {disputeToJson} from '../../ui/disputeView.js'
+import {renderTable} from '../../ui/renderTable.js'
 import {connectionFlags} from '../../ui/flags.js'
 
 export default class DisputesShow extends BaseCommand {
@@ -24,16 +25,13 @@ export default class DisputesShow extends BaseCommand {
     const connection = await connect(connectOptionsFrom(flags))
     const [dispute, committee] = await Promise.all([getDispute(connection, id), committeeOf(connection, id)])
     const view = disputeToJson(dispute, committee)
-    const width = Math.max(...Object.keys(view).map((key) => key.length))
-    for (const [key, value] of Object.entries(view)) {
-      const shown =
-        key === 'committee'
-          ? (value as {member: string; vote: string}[]).map((seat) => `${seat.member} (${seat.vote})`).join(', ') || '-'
-          : typeof value === 'object' && value !== null
-            ? JSON.stringify(value)
-            : String(value)
-      this.log(`${key.padEnd(width)}  ${shown}`)
-    }
+    const shown = (key: string, value: unknown) =>
+      key === 'committee'
+        ? (value as {member: string; vote: string}[]).map((seat) => `${seat.member} (${seat.vote})`).join(', ') || '-'
+        : typeof value === 'object' && value !== null
+          ? JSON.stringify(value)
+          : String(value)
+    if (!this.jsonEnabled()) this.log(renderTable([], Object.entries(view).map(([key, value]) => [key, shown(key, value)])))
     return view
   }
 }

@@ -6,7 +6,8 @@ import {taskStatuses} from '../../protocol/types.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {connectOptionsFrom} from '../../ui/connectOptions.js'
 import {connectionFlags} from '../../ui/flags.js'
-import {renderTable, taskRow, taskToJson} from '../../ui/taskView.js'
+import {taskRow, taskToJson} from '../../ui/taskView.js'
+import {renderTable} from '../../ui/renderTable.js'
 
 export default class TasksList extends BaseCommand {
   static override summary = 'List the tasks on the market.'

@@ -8,6 +8,7 @@ import {connectionFlags} from '../../ui/flags.js'
 import {taskToText} from '../../ui/taskText.js'
 import {taskToJson} from '../../ui/taskView.js'
 import {parseTaskId} from '../../ui/parseTaskId.js'
+import {renderTable} from '../../ui/renderTable.js'
 
 export default class TasksShow extends BaseCommand {
   static override summary = 'Show one task: its status, parties, escrow, proof and verdict.'
@@ -26,9 +27,7 @@ export default class TasksShow extends BaseCommand {
     const task = await getTask(connection, taskId)
     if (!this.jsonEnabled()) {
       const {timestamp} = await connection.publicClient.getBlock({blockTag: 'latest'})
-      const rows = taskToText(task, timestamp)
-      const width = Math.max(...rows.map(([key]) => key.length))
-      for (const [key, value] of rows) this.log(`${key.padEnd(width)}  ${value}`)
+      this.log(renderTable([], taskToText(task, timestamp)))
     }
     return taskToJson(task)
   }

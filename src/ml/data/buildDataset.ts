@@ -1,7 +1,6 @@
 import path from 'node:path'
 
 import {permutation, prngStream} from '../prng/prngStream.js'
-import type {BlobStore} from '../../store/types.js'
 import type {DataFormat, FileDatasetSpec} from '../spec/schema.js'
 import type {Dataset, Normalization} from './dataset.js'
 import {DataInputError} from './errors.js'
@@ -11,11 +10,11 @@ import {readIdx} from './formats/readIdx.js'
 import {readNpy, readNpz} from './formats/readNpy.js'
 import {readParquet} from './formats/readParquet.js'
 import type {NdArray, ParsedData} from './formats/table.js'
-import {readSource, type SourceContext} from './readSource.js'
+import {type BuildContext, readSource, type SourceContext} from './readSource.js'
 import {buildTextDataset} from './buildTextDataset.js'
 import type {Samples} from './samples.js'
 
-export type BuildContext = {baseDir: string; store?: Pick<BlobStore, 'get'> | undefined}
+export type {BuildContext} from './readSource.js'
 
 /** The format a source is in: declared, or from its extension. */
 export function formatOf(dataset: Pick<FileDatasetSpec, 'format' | 'source'>): DataFormat {

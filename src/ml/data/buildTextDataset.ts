@@ -1,6 +1,6 @@
 import {permutation, prngStream} from '../prng/prngStream.js'
 import type {FileDatasetSpec} from '../spec/schema.js'
-import type {BuildContext} from './buildDataset.js'
+import type {BuildContext} from './readSource.js'
 import type {Dataset} from './dataset.js'
 import {DataInputError} from './errors.js'
 import {readSource} from './readSource.js'

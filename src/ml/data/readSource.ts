@@ -8,6 +8,9 @@ import {networkReason} from '../../store/errors.js'
 import type {BlobStore} from '../../store/types.js'
 import {DataInputError} from './errors.js'
 
+/** Where a data set's files are read from: the job file's folder, and the blob store for `store:0x…` sources. */
+export type BuildContext = {baseDir: string; store?: Pick<BlobStore, 'get'> | undefined}
+
 export type SourceContext = {
   /** Relative paths are read from here (the job file's folder). */
   baseDir: string

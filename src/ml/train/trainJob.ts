@@ -1,6 +1,6 @@
 import type {Hex} from 'viem'
-import {merkleRoot} from '../../pol/merkle.js'
-import type {ProofManifest} from '../../pol/manifest.js'
+import {merkleRoot} from '../checkpoint/merkle.js'
+import type {ProofManifest} from '../checkpoint/manifest.js'
 import type {BlobStore} from '../../store/types.js'
 import {selectBackend} from '../backend/selectBackend.js'
 import type {BackendChoice, RuntimeId, WasmVariant} from '../backend/runtimeId.js'

@@ -13,7 +13,7 @@ import {trainJob} from '../../ml/train/index.js'
 import {canonicalJson} from '../../store/canonicalJson.js'
 import {createLocalStore} from '../../store/index.js'
 import {sha256Hex} from '../../store/sha256.js'
-import {merkleRoot} from '../merkle.js'
+import {merkleRoot} from '../../ml/checkpoint/merkle.js'
 import {verifyBundle, writeBundle} from './index.js'
 
 /**

@@ -1,6 +1,6 @@
 import {z} from 'zod'
 
-import {runtimeIdSchema} from '../manifest.js'
+import {runtimeIdSchema} from '../../ml/checkpoint/manifest.js'
 
 const hash = z.string().regex(/^0x[0-9a-f]{64}$/, {error: 'expected 0x followed by 64 lowercase hex digits'})
 /** A path relative to the bundle root, in POSIX form; readBundle also rejects any that escapes the root. */

@@ -8,7 +8,7 @@ import {publishedDataset} from '../../ml/data/publishedDataset.js'
 import {canonicalSpecBytes, type JobSpec} from '../../ml/spec/index.js'
 import {canonicalJson} from '../../store/canonicalJson.js'
 import type {BlobStore} from '../../store/types.js'
-import type {ProofManifest} from '../manifest.js'
+import type {ProofManifest} from '../../ml/checkpoint/manifest.js'
 import {type BundleManifest, bundleType, bundleVersion} from './bundleSchema.js'
 
 export type WriteBundleParameters = {spec: JobSpec; store: BlobStore; manifest: ProofManifest; outDir: string}

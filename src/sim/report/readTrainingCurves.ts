@@ -2,7 +2,7 @@ import type {Address, Hex} from 'viem'
 
 import {evaluateCheckpoint} from '../../ml/evaluate/index.js'
 import {type JobSpec, specHash} from '../../ml/spec/index.js'
-import {proofManifestSchema} from '../../pol/manifest.js'
+import {proofManifestSchema} from '../../ml/checkpoint/manifest.js'
 import type {VerificationReport} from '../../pol/verifyProof.js'
 import {loadTaskSpec} from '../../protocol/loadTaskSpec.js'
 import type {BlobStore} from '../../store/types.js'

@@ -1,5 +1,5 @@
 import type {CrashReport, DevnetReport, PartialRun} from '../buildReport.js'
-import type {Dropout} from '../createDevnet.js'
+import type {Dropout} from '../devnetEvents.js'
 import type {ResolvedScenario} from '../scenario.js'
 import type {ActorHandle} from '../spawnActor.js'
 import {describeExpectations} from './describeExpectations.js'

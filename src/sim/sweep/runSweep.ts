@@ -4,14 +4,15 @@ import path from 'node:path'
 import {type BackendChoice} from '../../ml/backend/runtimeId.js'
 import {readRun} from '../runs/readRun.js'
 import {latestSweep, type OpenedSweep, openSweep, pendingCells, type SweepRequest} from './openSweep.js'
-import {runCell} from './runCell.js'
+import {runCell, type RunCellParameters} from './runCell.js'
 import {type CellOutcome, cellOutcome, summarizeSweep, type SweepSummary} from './summarizeSweep.js'
 import {cellPaths} from './sweepPaths.js'
 import type {SweepCell, SweepPlan} from './types.js'
 import {type SweepFiles, writeSweep} from './writeSweep.js'
 
 export type SweepEvent =
-  | {type: 'planned'; id: string; dir: string; resumed: boolean; cells: number; pending: number; seed: number}
+  /** `queue`: the cells this invocation runs, in the order they start. */
+  | {type: 'planned'; id: string; dir: string; resumed: boolean; cells: number; pending: number; seed: number; queue: SweepCell[]}
   /** `position` of `of`: the cells this invocation runs (a resumed sweep runs only its unfinished ones). */
   | {type: 'cell-started'; cell: SweepCell; position: number; of: number}
   | {type: 'cell-finished'; outcome: CellOutcome; position: number; of: number}
@@ -26,6 +27,9 @@ export type RunSweepParameters = {
   timeoutSeconds?: number | undefined
   signal: AbortSignal
   onEvent?: ((event: SweepEvent) => void) | undefined
+  /** Every running cell's own devnet events and its started devnet, for a live view of the cells (the dashboard). */
+  onCellEvent?: RunCellParameters['onEvent']
+  onCellStarted?: RunCellParameters['onStarted']
 }
 
 export type SweepResult = SweepSummary & {
@@ -51,13 +55,22 @@ export async function runSweep(parameters: RunSweepParameters): Promise<SweepRes
   const emit = parameters.onEvent ?? (() => {})
   const sweep: OpenedSweep = parameters.request === 'resume' ? await latestSweep(stateDir) : await openSweep(stateDir, parameters.request)
   const pending = await pendingCells(stateDir, sweep)
-  emit({type: 'planned', id: sweep.id, dir: sweep.dir, resumed: sweep.resumed, cells: sweep.plan.cells.length, pending: pending.length, seed: sweep.plan.seed})
+  emit({type: 'planned', id: sweep.id, dir: sweep.dir, resumed: sweep.resumed, cells: sweep.plan.cells.length, pending: pending.length, seed: sweep.plan.seed, queue: pending})
   const ran: string[] = []
   let started = 0
   await inPool(pending, parameters.parallel, signal, async (cell) => {
     const position = ++started
     emit({type: 'cell-started', cell, position, of: pending.length})
-    const outcome = await runCell({stateDir, sweep, cell, backend: parameters.backend, timeoutSeconds: parameters.timeoutSeconds, signal})
+    const outcome = await runCell({
+      stateDir,
+      sweep,
+      cell,
+      backend: parameters.backend,
+      timeoutSeconds: parameters.timeoutSeconds,
+      signal,
+      onEvent: parameters.onCellEvent,
+      onStarted: parameters.onCellStarted,
+    })
     ran.push(cell.id)
     emit({type: 'cell-finished', outcome, position, of: pending.length})
   })

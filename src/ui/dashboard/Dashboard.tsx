@@ -2,7 +2,8 @@ import {Box, Text, useInput} from 'ink'
 import {useEffect, useState, useSyncExternalStore} from 'react'
 
 import type {DashboardState} from './dashboardState.js'
-import {layoutDashboard, type TerminalSize} from './layoutDashboard.js'
+import {layoutDashboard} from './layoutDashboard.js'
+import type {TerminalSize} from './lines.js'
 
 export type DashboardProps = {state: DashboardState; size: TerminalSize}
 
@@ -38,6 +39,8 @@ export type DashboardStore = {
 export type DashboardKeys = {
   onQuit(): void
   onTogglePause(): void
+  /** n or Tab: the next of several things running (a sweep's cells). */
+  onNext?: (() => void) | undefined
 }
 
 export type LiveDashboardProps = {
@@ -47,7 +50,7 @@ export type LiveDashboardProps = {
   stdout: Pick<NodeJS.WriteStream, 'columns' | 'rows' | 'on' | 'off'>
 }
 
-/** The dashboard wired to a changing state, the terminal's size and the keyboard (q / Ctrl-C quit, p pauses). */
+/** The dashboard wired to a changing state, the terminal's size and the keyboard (q / Ctrl-C quit, p pauses, n next). */
 export function LiveDashboard({store, keys, stdout}: LiveDashboardProps) {
   useSyncExternalStore(store.subscribe, store.getVersion)
   const [size, setSize] = useState<TerminalSize>({columns: stdout.columns || 80, rows: stdout.rows || 24})
@@ -61,6 +64,7 @@ export function LiveDashboard({store, keys, stdout}: LiveDashboardProps) {
   useInput((input, key) => {
     if (input === 'q' || input === 'Q' || (key.ctrl && input === 'c')) keys.onQuit()
     else if (input === 'p' || input === 'P') keys.onTogglePause()
+    else if (input === 'n' || input === 'N' || key.tab) keys.onNext?.()
   })
   return <Dashboard state={store.getState()} size={size} />
 }

@@ -5,7 +5,9 @@ import type {DevnetEvent} from '../../sim/createDevnet.js'
 import type {DevnetAccount} from '../../sim/devnetAccounts.js'
 import type {TaskStatus} from '../../protocol/types.js'
 import {describeActorEvent} from './describeActorEvent.js'
+import type {FeedKind} from './feedKind.js'
 import {describeCrash} from '../../sim/superviseActor.js'
+import type {SweepProgress} from './sweepProgress.js'
 import {applyTrainingEvent, type LiveCurve} from './trainingCurves.js'
 
 export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
@@ -33,8 +35,6 @@ export type ActorRow = {
 
 export type TaskRow = {id: string; status: TaskStatus; solver: string | undefined; verifier: string | undefined; attempts: number}
 
-export type FeedKind = 'submit' | 'claim' | 'commit' | 'verdict' | 'challenge' | 'dispute' | 'slash' | 'payout' | 'jackpot' | 'timeout' | 'market' | 'devnet' | 'error'
-
 export type FeedEntry = {block: bigint | undefined; actor: string; kind: FeedKind; text: string}
 
 export type DashboardMode = 'starting' | 'running' | 'pausing' | 'paused' | 'resuming' | 'stopping'
@@ -56,6 +56,8 @@ export type DashboardState = {
   names: Map<string, string>
   /** The loss per checkpoint of each task the solvers train, as they report it (oldest first, bounded). */
   curves: LiveCurve[]
+  /** In a sweep: its cells' progress, and which cell's devnet the rest of the state is (`devnet sweep`). */
+  sweep: {progress: SweepProgress; following: string | undefined} | undefined
 }
 
 /** A chain event the poller decoded, already reduced to what the feed shows. */
@@ -86,6 +88,7 @@ export function createDashboardState(options: {scenario: string; stateDir: strin
     jackpot: undefined,
     names: new Map(),
     curves: [],
+    sweep: undefined,
   }
 }
 

@@ -1,6 +1,6 @@
 import {formatUnits} from 'viem'
 
-import type {FeedKind} from './dashboardState.js'
+import type {FeedKind} from './feedKind.js'
 
 export type ActorEventUpdate = {
   /** The actor's new activity line; undefined keeps the old one. */

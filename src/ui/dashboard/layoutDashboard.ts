@@ -1,16 +1,13 @@
 import {formatEther} from 'viem'
 
-import {type ActorRow, countTasks, type DashboardState, type FeedKind, type TrainingProgress} from './dashboardState.js'
+import {type ActorRow, countTasks, type DashboardState, type TrainingProgress} from './dashboardState.js'
+import type {FeedKind} from './feedKind.js'
 import {trimDecimals} from './describeActorEvent.js'
+import {sweepLines} from './layoutSweep.js'
+import {fit, fitStart, type Line, plain, sectionLine, type Segment, type Style, type TerminalSize} from './lines.js'
 import {sparkline} from './sparkline.js'
 import type {LiveCurve} from './trainingCurves.js'
 
-export type Style = {color?: string; backgroundColor?: string; bold?: boolean; dimColor?: boolean; inverse?: boolean}
-export type Segment = {text: string} & Style
-/** One terminal row: segments whose texts add up to exactly the row's width. */
-export type Line = Segment[]
-
-export type TerminalSize = {columns: number; rows: number}
 
 const feedColors: Record<FeedKind, string | undefined> = {
   submit: 'cyan',
@@ -37,11 +34,15 @@ const minRows = 10
  * `rows - 1` of them (ink keeps the cursor on the row after its output, so a full-height frame would scroll).
  * Lists that do not fit end with "+N more"; the event feed takes the rows that are left and shows the newest.
  */
-export function layoutDashboard(state: DashboardState, size: TerminalSize): Line[] {
+export function layoutDashboard(state: DashboardState, size: TerminalSize, now = Date.now()): Line[] {
   const width = Math.max(minColumns, size.columns)
   const height = Math.max(minRows, size.rows) - 1
   const header = headerLine(state, width)
   const footer = footerLine(state, width)
+  const sweep = state.sweep && sweepLines(state.sweep.progress, state.sweep.following, width, now)
+  // A sweep's cells come first (its progress is what the run is about), in at most a quarter of the rows.
+  const sweepRows = sweep ? Math.min(sweep.cells.length, Math.max(1, Math.floor((height - 6) / 4))) : 0
+  const sweepSection = sweep ? [sweep.heading, ...clip(sweep.cells, sweepRows, width)] : []
 
   const actorLines = state.actors.length === 0 ? [plain(`  ${state.phase}`, width, {dimColor: true})] : state.actors.map((actor) => actorLine(actor, actorColumns(state, width)))
   const taskLines = state.tasks.map((task) =>
@@ -51,7 +52,7 @@ export function layoutDashboard(state: DashboardState, size: TerminalSize): Line
   // Fixed rows: header, the section titles (TRAINING only once a solver reported a loss), the footer. The rest
   // is shared: actors first (they are the point of the view), then a few training curves and tasks, then the
   // feed gets everything left (at least 3 rows).
-  const free = height - 5 - (curveLines.length > 0 ? 1 : 0)
+  const free = height - 5 - (curveLines.length > 0 ? 1 : 0) - sweepSection.length
   const actorRows = Math.min(actorLines.length, Math.max(2, free - 3 - Math.min(taskLines.length, 2) - Math.min(curveLines.length, 1)))
   const curveRows = Math.min(curveLines.length, Math.max(0, Math.min(3, free - actorRows - 3)))
   const taskRows = Math.min(taskLines.length, Math.max(0, Math.min(Math.floor(free / 4), free - actorRows - curveRows - 3)))
@@ -59,6 +60,7 @@ export function layoutDashboard(state: DashboardState, size: TerminalSize): Line
 
   return [
     header,
+    ...sweepSection,
     actorHeading(actorColumns(state, width), width),
     ...clip(actorLines, actorRows, width),
     ...(curveLines.length > 0 ? [sectionLine('TRAINING', 'loss at each checkpoint, as the solvers report it', width), ...clip(curveLines, curveRows, width)] : []),
@@ -70,18 +72,13 @@ export function layoutDashboard(state: DashboardState, size: TerminalSize): Line
   ].slice(0, height)
 }
 
-/** Every row's texts joined, e.g. for tests and logs. */
-export function lineText(line: Line): string {
-  return line.map((segment) => segment.text).join('')
-}
-
 function headerLine(state: DashboardState, width: number): Line {
   const head = state.head
   // The chain's clock (UTC), not the wall clock: it stands still while the devnet is paused.
   const chain = head ? `block ${head.number} · ${new Date(Number(head.timestamp) * 1000).toISOString().slice(11, 19)}` : 'no chain yet'
   const jackpot = state.jackpot === undefined ? '' : ` · jackpot ${ether(state.jackpot, 4)}`
   const badge = modeBadge(state)
-  const left = fit(` gensyn devnet · ${state.scenario} · ${chain}${jackpot}`, width - badge.text.length)
+  const left = fit(` gensyn devnet${state.sweep ? ' sweep' : ''} · ${state.scenario} · ${chain}${jackpot}`, width - badge.text.length)
   return [{text: left, inverse: true, bold: true}, badge]
 }
 
@@ -103,13 +100,9 @@ function modeBadge(state: DashboardState): Segment {
 }
 
 function footerLine(state: DashboardState, width: number): Line {
-  const keys = state.mode === 'stopping' ? ' stopping: actors stop, report, anvil stops ' : state.mode === 'paused' ? ' q quit · p resume ' : ' q quit · p pause '
+  const keys = state.mode === 'stopping' ? ' stopping: actors stop, report, anvil stops ' : state.sweep ? ' q quit · n next cell ' : state.mode === 'paused' ? ' q quit · p resume ' : ' q quit · p pause '
   const where = ` ${state.rpcUrl ?? ''} · logs ${state.stateDir}/logs`
   return [{text: keys, inverse: true}, {text: fit(where, width - keys.length), dimColor: true}]
-}
-
-function sectionLine(title: string, detail: string, width: number): Line {
-  return [{text: title, bold: true, color: 'cyan'}, {text: fit(`  ${detail}`, width - title.length), dimColor: true}]
 }
 
 type ActorColumns = {name: number; role: number; strategy: number; balance: number; stake: number; activity: number; decimals: number}
@@ -214,23 +207,6 @@ function clip(lines: Line[], rows: number, width: number): Line[] {
   if (lines.length <= rows) return lines
   if (rows <= 0) return []
   return [...lines.slice(0, rows - 1), plain(`  +${lines.length - rows + 1} more`, width, {dimColor: true})]
-}
-
-function plain(text: string, width: number, style: Style = {}): Line {
-  return [{text: fit(text, width), ...style}]
-}
-
-/** Exactly `width` characters: padded, or cut with an ellipsis. Control characters never reach the terminal. */
-export function fit(text: string, width: number): string {
-  if (width <= 0) return ''
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-  if (clean.length <= width) return clean.padEnd(width)
-  return `${clean.slice(0, width - 1)}…`
-}
-
-function fitStart(text: string, width: number): string {
-  return text.length <= width ? text.padStart(width) : fit(text, width)
 }
 
 function ether(wei: bigint, decimals: number, unit = true): string {

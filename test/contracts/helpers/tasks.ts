@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getAddress, type Hex, keccak256, parseEther, stringToHex, zeroHash} from 'viem'
 
 import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
-import {merkleProof, merkleRoot} from '../../../src/pol/merkle.js'
+import {merkleProof, merkleRoot} from '../../../src/ml/checkpoint/merkle.js'
 import type {MarketParams, WorkTableParams} from '../../../src/chain/deployContracts.js'
 import {type Actor, backedCapacity, bookWrite, type Chain, configWrite, getTask, marketWrite, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
@@ -45,7 +45,7 @@ export const defaultTask = {
 }
 
 /**
- * A committed proof: checkpoint hashes (step order), their sha256 Merkle root (src/pol/merkle.ts), the
+ * A committed proof: checkpoint hashes (step order), their sha256 Merkle root (src/ml/checkpoint/merkle.ts), the
  * manifest hash and the schedule (`checkpoints.length == ceil(totalSteps / interval) + 1`).
  */
 export type Proof = {checkpoints: Hex[]; root: Hex; manifest: Hex; count: number; interval: bigint; totalSteps: bigint}

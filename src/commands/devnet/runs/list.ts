@@ -2,7 +2,7 @@ import {Flags} from '@oclif/core'
 
 import {listRuns, type RunSummary} from '../../../sim/runs/listRuns.js'
 import {BaseCommand} from '../../../ui/baseCommand.js'
-import {renderTable} from '../../../ui/taskView.js'
+import {renderTable} from '../../../ui/renderTable.js'
 
 export default class DevnetRunsList extends BaseCommand {
   static override summary = 'List the devnet runs kept in the state dir, newest first.'

@@ -2,7 +2,7 @@ import type {Address, Hex} from 'viem'
 
 import {type Task, type TaskStatus, verdictOf} from '../../../protocol/types.js'
 import type {ResolvedScenario} from '../../scenario.js'
-import type {TaskLedger} from '../../taskLedger.js'
+import type {TaskLedger} from '../../../protocol/taskLedger.js'
 import type {PhaseEvent, TaskEvents} from '../readPhaseEvents.js'
 import type {ReportContext} from '../reportContext.js'
 

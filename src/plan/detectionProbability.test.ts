@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import {createHash} from 'node:crypto'
 import type {Hex} from 'viem'
-import {selectSegments} from '../selectSegments.js'
+import {selectSegments} from '../pol/selectSegments.js'
 import {detectionProbability, segmentsForTarget} from './detectionProbability.js'
 import {PlanError} from './errors.js'
 

@@ -1,4 +1,4 @@
-import {InvalidInputError} from '../../errors/base.js'
+import {InvalidInputError} from '../errors/base.js'
 
 /** A verification plan question with impossible numbers (bad input: exit code 2). */
 export class PlanError extends InvalidInputError {

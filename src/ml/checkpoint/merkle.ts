@@ -1,6 +1,6 @@
 import {hexToBytes, type Hex} from 'viem'
-import {BaseError} from '../errors/base.js'
-import {isHash, sha256Hex} from '../store/sha256.js'
+import {BaseError} from '../../errors/base.js'
+import {isHash, sha256Hex} from '../../store/sha256.js'
 
 export class MerkleError extends BaseError {
   override name = 'MerkleError'

@@ -1,6 +1,6 @@
 import type {Hex} from 'viem'
 import {z} from 'zod'
-import type {RuntimeId} from '../ml/backend/runtimeId.js'
+import type {RuntimeId} from '../backend/runtimeId.js'
 
 const hash = z.string().regex(/^0x[0-9a-f]{64}$/, {error: 'expected 0x followed by 64 lowercase hex digits'})
 

@@ -1,5 +1,5 @@
 import {taskMarketAbi} from '../chain/generated/index.js'
-import type {Connection} from '../protocol/connect.js'
+import type {Connection} from './connect.js'
 import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 /**
