@@ -5,7 +5,7 @@ import {InvalidInputError} from '../errors/base.js'
 import {type JobSpec, specHash as hashSpec} from '../ml/spec/index.js'
 import {taskStepRange} from '../ml/train/index.js'
 import type {SignedConnection} from '../protocol/connect.js'
-import type {SubmittedTask} from './submittedTask.js'
+import type {SubmittedTask} from './submitJob/types.js'
 import {getLogsPaged} from '../chain/getLogsPaged.js'
 
 export type AdoptedTasks = {

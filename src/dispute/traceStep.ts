@@ -1,4 +1,4 @@
-import type {DataId, TensorInfo} from '@tensorflow/tfjs-core'
+import type {DataId, TensorInfo} from '@tensorflow/tfjs'
 import type {BackendWasm} from '@tensorflow/tfjs-backend-wasm'
 import {keccak256, type Hex} from 'viem'
 import {selectBackend} from '../ml/backend/selectBackend.js'

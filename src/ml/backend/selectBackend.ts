@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 import '@tensorflow/tfjs-backend-wasm'
 import {registerWasmKernelFixes} from '../kernels/index.js'
 import {activate} from './activateBackend.js'
@@ -83,9 +83,6 @@ async function initialise(name: BackendName, options: SelectBackendOptions): Pro
       break
     }
     case 'cpu':
-      // Only tfjs-core is loaded by the training code (the full @tensorflow/tfjs costs every actor ~30 MiB and
-      // ~0.3 s more to start): the pure-JS backend registers itself when imported.
-      await import('@tensorflow/tfjs-backend-cpu')
       await activate('cpu', 'the tfjs cpu backend did not initialise')
       runtime = {backend: 'cpu', tfjs, kernels: 'tfjs-stock', node: process.versions.node}
       break

@@ -1,4 +1,4 @@
-import {BatchMatMul, Transpose, util, type BatchMatMulAttrs, type KernelConfig, type KernelFunc, type TensorInfo} from '@tensorflow/tfjs-core'
+import {BatchMatMul, Transpose, util, type BatchMatMulAttrs, type KernelConfig, type KernelFunc, type TensorInfo} from '@tensorflow/tfjs'
 
 import {input, runSingle, wasmKernel, WasmKernelError, type WasmKernelArgs} from './wasmBackend.js'
 

@@ -1,4 +1,4 @@
-import {backend_util, BatchMatMul, Conv2DBackpropFilter, type Conv2DBackpropFilterAttrs, type KernelConfig, type KernelFunc, type TensorInfo} from '@tensorflow/tfjs-core'
+import {backend_util, BatchMatMul, Conv2DBackpropFilter, type Conv2DBackpropFilterAttrs, type KernelConfig, type KernelFunc, type TensorInfo} from '@tensorflow/tfjs'
 
 import {assertFloat32, f32, input, runSingle, shape4, wasmKernel, WasmKernelError, type WasmKernelArgs} from './wasmBackend.js'
 

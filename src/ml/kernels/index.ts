@@ -1,6 +1,6 @@
 // Side effect: registers the wasm backend and its stock kernels, which the fixes replace or compose.
 import '@tensorflow/tfjs-backend-wasm'
-import {BatchMatMul, getKernel, registerKernel, unregisterKernel, type KernelConfig} from '@tensorflow/tfjs-core'
+import {BatchMatMul, getKernel, registerKernel, unregisterKernel, type KernelConfig} from '@tensorflow/tfjs'
 
 import {createBatchMatMulTransposedConfig, wrappedKernel} from './batchMatMulTransposed.js'
 import {conv2dBackpropFilterConfig} from './conv2dBackpropFilter.js'

@@ -1,5 +1,5 @@
-import * as tf from '@tensorflow/tfjs-core'
-import type {KernelBackend, KernelConfig, KernelFunc, NamedAttrMap, NamedTensorInfoMap, TensorInfo} from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
+import type {KernelBackend, KernelConfig, KernelFunc, NamedAttrMap, NamedTensorInfoMap, TensorInfo} from '@tensorflow/tfjs'
 
 import {BaseError} from '../../errors/base.js'
 

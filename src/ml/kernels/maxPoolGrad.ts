@@ -1,4 +1,4 @@
-import {backend_util, MaxPoolGrad, type KernelConfig, type KernelFunc, type MaxPoolGradAttrs, type TensorInfo} from '@tensorflow/tfjs-core'
+import {backend_util, MaxPoolGrad, type KernelConfig, type KernelFunc, type MaxPoolGradAttrs, type TensorInfo} from '@tensorflow/tfjs'
 
 import {assertFloat32, f32, input, shape4, type WasmKernelArgs} from './wasmBackend.js'
 

@@ -1,5 +1,5 @@
 // Shared by the kernel tests: run the same computation on the cpu and wasm backends and compare.
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 import type {BackendWasm} from '@tensorflow/tfjs-backend-wasm'
 
 import {registerWasmKernelFixes} from './index.js'

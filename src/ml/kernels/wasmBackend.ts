@@ -1,5 +1,5 @@
 import type {BackendWasm} from '@tensorflow/tfjs-backend-wasm'
-import {getKernel, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorInfoMap, type TensorInfo} from '@tensorflow/tfjs-core'
+import {getKernel, type KernelConfig, type KernelFunc, type NamedAttrMap, type NamedTensorInfoMap, type TensorInfo} from '@tensorflow/tfjs'
 
 import {BaseError} from '../../errors/base.js'
 

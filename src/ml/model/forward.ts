@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 
 import type {JobSpec, LayerSpec} from '../spec/schema.js'
 import {pair} from './analyzeModel.js'

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 
 /**
  * Gradients scaled so their global L2 norm is at most `clipNorm` (inside tf.tidy): norm = sqrt(sum over every

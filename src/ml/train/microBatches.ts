@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 
 import {forward, type ForwardMode} from '../model/forward.js'
 import {analyzed} from '../model/initialWeights.js'

@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 
 import type {JobSpec} from '../spec/schema.js'
 import {learningRateAt} from './learningRate.js'

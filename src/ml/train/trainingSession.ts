@@ -1,4 +1,4 @@
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 import type {Checkpoint, CheckpointTensor} from '../checkpoint/types.js'
 import {type Samples, targetSize, writeTarget} from '../data/samples.js'
 import {samplesFor} from '../data/samplesFor.js'

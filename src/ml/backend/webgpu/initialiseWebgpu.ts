@@ -1,6 +1,6 @@
 import {createRequire} from 'node:module'
 
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 
 import {BackendUnavailableError} from '../errors.js'
 import type {RuntimeId} from '../runtimeId.js'

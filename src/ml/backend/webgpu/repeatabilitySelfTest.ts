@@ -1,6 +1,6 @@
 import {createHash} from 'node:crypto'
 
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 
 import {BackendUnavailableError} from '../errors.js'
 

@@ -4,7 +4,7 @@
  * loss and gradients with the very function the main thread uses on one thread (microBatchGradients), so the
  * bits are the same. Nothing here sums: the main thread adds every micro-batch's gradient in index order.
  */
-import * as tf from '@tensorflow/tfjs-core'
+import * as tf from '@tensorflow/tfjs'
 import {parentPort, workerData} from 'node:worker_threads'
 
 import {selectBackend} from '../../backend/selectBackend.js'
