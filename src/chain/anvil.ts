@@ -130,217 +130,258 @@ const useLauncher = process.platform !== 'win32'
  * process.exit, on SIGINT/SIGTERM/SIGHUP, and via the watchdog above even on SIGKILL).
  */
 export function createAnvil(options: CreateAnvilOptions = {}): Anvil {
-  const host = options.host ?? '127.0.0.1'
-  const startTimeout = options.startTimeout ?? 15_000
-  const stopTimeout = options.stopTimeout ?? 5_000
-  const handleSignals = options.handleSignals ?? true
-  const watchdog = options.watchdog ?? true
-  const logs: string[] = []
-
-  let status: AnvilStatus = 'idle'
-  let binary = options.binary
-  let port = options.port ?? 0
-  let chainId: number | undefined
-  let run: Run | undefined
-  let starting: Promise<void> | undefined
-  let stopping: Promise<void> | undefined
-
-  const tracked: Tracked = {
-    handleSignals,
-    killNow() {
-      if (run?.pid !== undefined && !run.exited) {
-        try {
-          process.kill(run.pid, 'SIGKILL')
-        } catch {
-          // already gone
-        }
-      }
-    },
-  }
-
-  function log(message: string) {
-    logs.push(message)
-    if (logs.length > 50) logs.shift()
-  }
-
-  async function doStart(): Promise<void> {
-    const bin = (binary ??= findAnvilBinary().path)
-    if (!isExecutable(bin)) throw new AnvilStartError({binary: bin, reason: 'no executable file at that path'})
-    const cachePath = mkdtempSync(path.join(os.tmpdir(), 'gensyn-anvil-'))
-    const viemOptions: ViemAnvilOptions = {
-      anvilBinary: bin,
-      host,
-      port,
-      chainId: options.chainId,
-      blockTime: options.blockTime,
-      accounts: options.accounts,
-      balance: options.balance,
-      mnemonic: options.mnemonic,
-      state: options.state,
-      stateInterval: options.state === undefined ? undefined : (options.stateInterval ?? 2),
-      startTimeout,
-      stopTimeout,
-      // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid. anvil never
-      // deletes the states it persists (about 300 kB a block, left in ~/.foundry/anvil/tmp by default: tens of
-      // GB over many runs), so each run gets its own --cache-path, removed when it exits (by the watchdog too).
-      // @viem/anvil has no option for --preserve-historical-states: without it a loaded chain forgets every
-      // state before the dump, and reads at a past block (balances over time in the report) fail.
-      // A caller that handles signals itself also keeps anvil out of the terminal's process group, so a Ctrl-C
-      // reaches only the caller, which can still read the chain (its report) before it stops anvil.
-      execArgs: (command) => launchCommand(command, {cachePath, watchdog, keepHistory: options.state !== undefined, ownSession: !handleSignals}),
-    }
-    const base = createViemAnvil(viemOptions)
-    let markExited: () => void = () => {}
-    const current: Run = {
-      base,
-      cachePath,
-      pid: undefined,
-      port: undefined,
-      exited: false,
-      whenExited: new Promise<void>((resolve) => (markExited = resolve)),
-    }
-    run = current
-    logs.length = 0
-    register(tracked)
-
-    base.on('message', (message) => {
-      log(message)
-      if (current.pid === undefined) {
-        const pid = PID_LINE.exec(message)?.[1]
-        if (pid) current.pid = Number(pid)
-      }
-      if (current.port === undefined) {
-        const bound = LISTENING_LINE.exec(message)?.[2]
-        if (bound) current.port = Number(bound)
-      }
-    })
-    base.on('exit', (code?: number, signal?: string) => {
-      rmSync(cachePath, {recursive: true, force: true})
-      current.exited = true
-      markExited()
-      // Exited on its own (crash, killed from outside) while we thought it was up: forget it.
-      if (run === current && status === 'listening') {
-        status = 'idle'
-        run = undefined
-        unregister(tracked)
-        options.onUnexpectedExit?.(unexpectedExitReason(code, signal, logs))
-      }
-    })
-
-    try {
-      await base.start()
-    } catch (error) {
-      throw new AnvilStartError({binary: bin, reason: startFailureReason(error, logs), logs, cause: error})
-    }
-    if (useLauncher && current.pid === undefined) {
-      throw new AnvilStartError({binary: bin, reason: 'the launcher did not report anvil\'s pid', logs})
-    }
-    if (current.port === undefined || current.port === 0) {
-      throw new AnvilStartError({binary: bin, reason: 'anvil did not print the port it listens on ("Listening on host:port")', logs})
-    }
-    if (port !== 0 && current.port !== port) {
-      throw new AnvilStartError({binary: bin, reason: `asked for port ${port}, anvil listens on ${current.port}`, logs})
-    }
-    port = current.port
-    chainId = await waitForRpc(urlFor(host, port), startTimeout).catch((error: unknown) => {
-      throw new AnvilStartError({binary: bin, reason: error instanceof Error ? error.message : String(error), logs, cause: error})
-    })
-    if (options.chainId !== undefined && chainId !== options.chainId) {
-      throw new AnvilStartError({binary: bin, reason: `asked for chain id ${options.chainId}, eth_chainId says ${chainId}`, logs})
-    }
-  }
-
-  async function start(): Promise<void> {
-    if (status !== 'idle') throw new BaseError(`anvil: start() called while it is ${status}`)
-    status = 'starting'
-    starting = doStart().then(
-      () => {
-        status = 'listening'
-      },
-      async (error: unknown) => {
-        await terminate().catch(() => {})
-        status = 'idle'
-        port = options.port ?? 0
-        throw error
-      },
-    )
-    try {
-      await starting
-    } finally {
-      starting = undefined
-    }
-  }
-
-  /** SIGTERM, then SIGKILL after stopTimeout; resolves once anvil has exited. */
-  async function terminate(): Promise<void> {
-    const current = run
-    if (!current) return
-    try {
-      if (!current.exited) {
-        if (current.pid === undefined) {
-          // No pid (Windows, or it died before printing one): let @viem/anvil abort the child.
-          await withTimeout(current.base.stop(), stopTimeout).catch(() => {})
-        } else {
-          signal(current.pid, 'SIGTERM')
-          if (!(await withTimeout(current.whenExited, stopTimeout))) {
-            signal(current.pid, 'SIGKILL')
-            if (!(await withTimeout(current.whenExited, stopTimeout))) {
-              throw new BaseError(`anvil (pid ${current.pid}) did not exit after SIGKILL`)
-            }
-          }
-        }
-      }
-    } finally {
-      if (run === current) run = undefined
-      unregister(tracked)
-    }
-  }
-
-  async function stop(): Promise<void> {
-    if (starting) await starting.catch(() => {})
-    if (stopping) return stopping
-    if (status === 'idle') return
-    status = 'stopping'
-    stopping = terminate().finally(() => {
-      status = 'idle'
-      chainId = undefined
-      port = options.port ?? 0
-      stopping = undefined
-    })
-    return stopping
-  }
-
+  const state = newAnvilState(options)
+  const {host, logs} = state
   return {
     get rpcUrl() {
-      if (status !== 'listening') throw new AnvilNotStartedError('rpcUrl')
-      return urlFor(host, port)
+      if (state.status !== 'listening') throw new AnvilNotStartedError('rpcUrl')
+      return urlFor(host, state.port)
     },
     get port() {
-      return port
+      return state.port
     },
     host,
     get pid() {
-      return run?.exited ? undefined : run?.pid
+      return state.run?.exited ? undefined : state.run?.pid
     },
     get cachePath() {
-      return run?.exited ? undefined : run?.cachePath
+      return state.run?.exited ? undefined : state.run?.cachePath
     },
     get chainId() {
-      if (status !== 'listening' || chainId === undefined) throw new AnvilNotStartedError('chainId')
-      return chainId
+      if (state.status !== 'listening' || state.chainId === undefined) throw new AnvilNotStartedError('chainId')
+      return state.chainId
     },
     get status() {
-      return status
+      return state.status
     },
     get logs() {
       return logs.slice()
     },
     get binary() {
-      return binary
+      return state.binary
     },
-    start,
-    stop,
+    start: () => startAnvil(state),
+    stop: () => stopAnvil(state),
   }
+}
+
+/** One anvil's lifecycle: its settings, and what start() and stop() change, as fields rather than captured `let`s. */
+type AnvilState = {
+  readonly options: CreateAnvilOptions
+  readonly host: string
+  readonly startTimeout: number
+  readonly stopTimeout: number
+  readonly handleSignals: boolean
+  readonly watchdog: boolean
+  /** The last lines anvil printed (kept for error messages). */
+  readonly logs: string[]
+  /** This anvil in the process-wide exit hooks below. */
+  readonly tracked: Tracked
+  status: AnvilStatus
+  binary: string | undefined
+  /** The bound port once listening; before that the requested one (0 = any free port). */
+  port: number
+  chainId: number | undefined
+  /** The process of the current start, until it has exited and been forgotten. */
+  run: Run | undefined
+  /** The start or stop under way, which a stop() waits for or shares. */
+  starting: Promise<void> | undefined
+  stopping: Promise<void> | undefined
+}
+
+function newAnvilState(options: CreateAnvilOptions): AnvilState {
+  const handleSignals = options.handleSignals ?? true
+  const state: AnvilState = {
+    options,
+    host: options.host ?? '127.0.0.1',
+    startTimeout: options.startTimeout ?? 15_000,
+    stopTimeout: options.stopTimeout ?? 5_000,
+    handleSignals,
+    watchdog: options.watchdog ?? true,
+    logs: [],
+    tracked: {
+      handleSignals,
+      killNow() {
+        const {run} = state
+        if (run?.pid !== undefined && !run.exited) {
+          try {
+            process.kill(run.pid, 'SIGKILL')
+          } catch {
+            // already gone
+          }
+        }
+      },
+    },
+    status: 'idle',
+    binary: options.binary,
+    port: options.port ?? 0,
+    chainId: undefined,
+    run: undefined,
+    starting: undefined,
+    stopping: undefined,
+  }
+  return state
+}
+
+function log(state: AnvilState, message: string): void {
+  state.logs.push(message)
+  if (state.logs.length > 50) state.logs.shift()
+}
+
+async function startAnvil(state: AnvilState): Promise<void> {
+  if (state.status !== 'idle') throw new BaseError(`anvil: start() called while it is ${state.status}`)
+  state.status = 'starting'
+  state.starting = launchAndWait(state).then(
+    () => {
+      state.status = 'listening'
+    },
+    async (error: unknown) => {
+      await terminate(state).catch(() => {})
+      state.status = 'idle'
+      state.port = state.options.port ?? 0
+      throw error
+    },
+  )
+  try {
+    await state.starting
+  } finally {
+    state.starting = undefined
+  }
+}
+
+/** Spawns anvil, then checks that it listens where it was asked to and answers JSON-RPC with the right chain id. */
+async function launchAndWait(state: AnvilState): Promise<void> {
+  const {options, logs} = state
+  const bin = (state.binary ??= findAnvilBinary().path)
+  if (!isExecutable(bin)) throw new AnvilStartError({binary: bin, reason: 'no executable file at that path'})
+  const current = spawnRun(state, bin)
+  try {
+    await current.base.start()
+  } catch (error) {
+    throw new AnvilStartError({binary: bin, reason: startFailureReason(error, logs), logs, cause: error})
+  }
+  if (useLauncher && current.pid === undefined) {
+    throw new AnvilStartError({binary: bin, reason: 'the launcher did not report anvil\'s pid', logs})
+  }
+  if (current.port === undefined || current.port === 0) {
+    throw new AnvilStartError({binary: bin, reason: 'anvil did not print the port it listens on ("Listening on host:port")', logs})
+  }
+  if (state.port !== 0 && current.port !== state.port) {
+    throw new AnvilStartError({binary: bin, reason: `asked for port ${state.port}, anvil listens on ${current.port}`, logs})
+  }
+  state.port = current.port
+  state.chainId = await waitForRpc(urlFor(state.host, state.port), state.startTimeout).catch((error: unknown) => {
+    throw new AnvilStartError({binary: bin, reason: error instanceof Error ? error.message : String(error), logs, cause: error})
+  })
+  if (options.chainId !== undefined && state.chainId !== options.chainId) {
+    throw new AnvilStartError({binary: bin, reason: `asked for chain id ${options.chainId}, eth_chainId says ${state.chainId}`, logs})
+  }
+}
+
+/** Creates the @viem/anvil instance of a new run (its own --cache-path) and follows its output and its exit. */
+function spawnRun(state: AnvilState, bin: string): Run {
+  const {options, logs} = state
+  const cachePath = mkdtempSync(path.join(os.tmpdir(), 'gensyn-anvil-'))
+  const viemOptions: ViemAnvilOptions = {
+    anvilBinary: bin,
+    host: state.host,
+    port: state.port,
+    chainId: options.chainId,
+    blockTime: options.blockTime,
+    accounts: options.accounts,
+    balance: options.balance,
+    mnemonic: options.mnemonic,
+    state: options.state,
+    stateInterval: options.state === undefined ? undefined : (options.stateInterval ?? 2),
+    startTimeout: state.startTimeout,
+    stopTimeout: state.stopTimeout,
+    // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid. anvil never
+    // deletes the states it persists (about 300 kB a block, left in ~/.foundry/anvil/tmp by default: tens of
+    // GB over many runs), so each run gets its own --cache-path, removed when it exits (by the watchdog too).
+    // @viem/anvil has no option for --preserve-historical-states: without it a loaded chain forgets every
+    // state before the dump, and reads at a past block (balances over time in the report) fail.
+    // A caller that handles signals itself also keeps anvil out of the terminal's process group, so a Ctrl-C
+    // reaches only the caller, which can still read the chain (its report) before it stops anvil.
+    execArgs: (command) => launchCommand(command, {cachePath, watchdog: state.watchdog, keepHistory: options.state !== undefined, ownSession: !state.handleSignals}),
+  }
+  const base = createViemAnvil(viemOptions)
+  let markExited: () => void = () => {}
+  const current: Run = {
+    base,
+    cachePath,
+    pid: undefined,
+    port: undefined,
+    exited: false,
+    whenExited: new Promise<void>((resolve) => (markExited = resolve)),
+  }
+  state.run = current
+  logs.length = 0
+  register(state.tracked)
+
+  base.on('message', (message) => {
+    log(state, message)
+    if (current.pid === undefined) {
+      const pid = PID_LINE.exec(message)?.[1]
+      if (pid) current.pid = Number(pid)
+    }
+    if (current.port === undefined) {
+      const bound = LISTENING_LINE.exec(message)?.[2]
+      if (bound) current.port = Number(bound)
+    }
+  })
+  base.on('exit', (code?: number, signal?: string) => {
+    rmSync(cachePath, {recursive: true, force: true})
+    current.exited = true
+    markExited()
+    // Exited on its own (crash, killed from outside) while we thought it was up: forget it.
+    if (state.run === current && state.status === 'listening') {
+      state.status = 'idle'
+      state.run = undefined
+      unregister(state.tracked)
+      options.onUnexpectedExit?.(unexpectedExitReason(code, signal, logs))
+    }
+  })
+  return current
+}
+
+/** SIGTERM, then SIGKILL after stopTimeout; resolves once anvil has exited. */
+async function terminate(state: AnvilState): Promise<void> {
+  const current = state.run
+  if (!current) return
+  const {stopTimeout} = state
+  try {
+    if (!current.exited) {
+      if (current.pid === undefined) {
+        // No pid (Windows, or it died before printing one): let @viem/anvil abort the child.
+        await withTimeout(current.base.stop(), stopTimeout).catch(() => {})
+      } else {
+        signal(current.pid, 'SIGTERM')
+        if (!(await withTimeout(current.whenExited, stopTimeout))) {
+          signal(current.pid, 'SIGKILL')
+          if (!(await withTimeout(current.whenExited, stopTimeout))) {
+            throw new BaseError(`anvil (pid ${current.pid}) did not exit after SIGKILL`)
+          }
+        }
+      }
+    }
+  } finally {
+    if (state.run === current) state.run = undefined
+    unregister(state.tracked)
+  }
+}
+
+async function stopAnvil(state: AnvilState): Promise<void> {
+  if (state.starting) await state.starting.catch(() => {})
+  if (state.stopping) return state.stopping
+  if (state.status === 'idle') return
+  state.status = 'stopping'
+  state.stopping = terminate(state).finally(() => {
+    state.status = 'idle'
+    state.chainId = undefined
+    state.port = state.options.port ?? 0
+    state.stopping = undefined
+  })
+  return state.stopping
 }
 
 type Run = {

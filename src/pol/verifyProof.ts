@@ -143,8 +143,46 @@ export type VerifyProofParameters = {
  * @throws ReplayError for an unknown mode or sampling strategy; SegmentSelectionError for a bad topQ
  */
 export async function verifyProof(parameters: VerifyProofParameters): Promise<VerificationReport> {
+  const verification = startVerification(parameters)
+  const read = await checkManifest(verification)
+  if (read.failed) return read.failed
+  const {manifest} = read
+  return (
+    checkJobHashes(verification, manifest) ??
+    checkMerkleRoot(verification, manifest) ??
+    (await checkAvailability(verification, manifest)) ??
+    (await checkTaskStart(verification, manifest)) ??
+    (await checkReplays(verification, manifest)) ??
+    (await checkEarlyStop(verification, manifest)) ??
+    finish(verification, true)
+  )
+}
+
+/**
+ * One verification under way: its settings, checked before anything is read, and what the checks found so far
+ * (the report is built from it when a check fails or the last one passes).
+ */
+type Verification = {
+  readonly parameters: VerifyProofParameters
+  readonly started: number
+  readonly mode: VerificationMode
+  readonly thresholds: Thresholds | undefined
+  readonly strategy: SamplingStrategy
+  /** How many segments to replay, or which. */
+  readonly requested: number | number[]
+  readonly sampling: Sampling
+  readonly checks: VerificationChecks
+  readonly segments: SegmentReplay[]
+  selectedSegments: number[]
+  runtime: RuntimeId | undefined
+  updateNorms: number[] | undefined
+  accuracies: CheckpointAccuracy[] | undefined
+}
+
+/** Checks the mode, thresholds and sampling (bad input throws); every check starts `skipped`. */
+function startVerification(parameters: VerifyProofParameters): Verification {
   const started = performance.now()
-  const {spec, store, manifestHash, randomness, onSegment} = parameters
+  const {spec} = parameters
   const mode = parameters.mode ?? 'exact'
   if (!verificationModes.includes(mode)) throw new ReplayError(`mode: expected one of ${verificationModes.join(', ')}, got ${JSON.stringify(mode)}`)
   const thresholds = mode === 'tolerance' ? checkThresholdsCover(parameters.thresholds, checkpointTensorNames(spec)) : undefined
@@ -157,7 +195,6 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
   const count = Array.isArray(requested) ? requested.length : requested
   if (sampling.topQ !== undefined && (!Number.isInteger(sampling.topQ) || sampling.topQ < 0 || sampling.topQ > count - 1))
     throw new SegmentSelectionError(`sampling.topQ: expected an integer in [0, count - 1 = ${count - 1}], got ${sampling.topQ}`)
-  let updateNorms: number[] | undefined
   const checks: VerificationChecks = {
     manifest: 'skipped',
     specHash: 'skipped',
@@ -169,161 +206,212 @@ export async function verifyProof(parameters: VerifyProofParameters): Promise<Ve
     replay: 'skipped',
     stopRule: 'skipped',
   }
-  const segments: SegmentReplay[] = []
-  let selectedSegments: number[] = []
-  let runtime: RuntimeId | undefined
-  let accuracies: CheckpointAccuracy[] | undefined
-  const finish = (accepted: boolean, reason?: string, inconclusive = false): VerificationReport => ({
+  return {parameters, started, mode, thresholds, strategy, requested, sampling, checks, segments: [], selectedSegments: [], runtime: undefined, updateNorms: undefined, accuracies: undefined}
+}
+
+function finish(verification: Verification, accepted: boolean, reason?: string, inconclusive = false): VerificationReport {
+  const {runtime, thresholds, updateNorms, accuracies} = verification
+  return {
     accepted,
     inconclusive,
     ...(reason === undefined ? {} : {reason}),
-    manifestHash,
+    manifestHash: verification.parameters.manifestHash,
     ...(runtime === undefined ? {} : {runtime}),
-    mode,
+    mode: verification.mode,
     ...(thresholds === undefined ? {} : {thresholds}),
-    sampling,
+    sampling: verification.sampling,
     ...(updateNorms === undefined ? {} : {updateNorms}),
-    checks,
-    selectedSegments,
-    segments,
+    checks: verification.checks,
+    selectedSegments: verification.selectedSegments,
+    segments: verification.segments,
     ...(accuracies === undefined ? {} : {accuracies}),
-    seconds: (performance.now() - started) / 1000,
-  })
-  const fail = (check: keyof VerificationChecks, reason: string) => {
-    checks[check] = 'fail'
-    return finish(false, reason)
+    seconds: (performance.now() - verification.started) / 1000,
   }
+}
 
-  // 1. manifest
+function fail(verification: Verification, check: keyof VerificationChecks, reason: string): VerificationReport {
+  verification.checks[check] = 'fail'
+  return finish(verification, false, reason)
+}
+
+/**
+ * 1. The manifest blob parses and lists the task's checkpoint steps. A proof for another job is rejected as that,
+ * before its schedule is compared with a spec it may have brought.
+ */
+async function checkManifest(verification: Verification): Promise<{manifest: ProofManifest; failed?: undefined} | {failed: VerificationReport}> {
+  const {spec, store, manifestHash} = verification.parameters
+  const failed = (check: keyof VerificationChecks, reason: string) => ({failed: fail(verification, check, reason)})
   let manifest: ProofManifest
   try {
     const parsed = proofManifestSchema.safeParse(await store.getJson<unknown>(manifestHash))
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
-      return fail('manifest', `manifest ${manifestHash}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'malformed'}`)
+      return failed('manifest', `manifest ${manifestHash}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'malformed'}`)
     }
     manifest = parsed.data as ProofManifest
   } catch (error) {
-    return fail('manifest', `manifest ${manifestHash}: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
+    return failed('manifest', `manifest ${manifestHash}: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
   }
-  // a proof for another job is rejected as that, before its schedule is compared with a spec it may have brought
-  if (parameters.specHash !== undefined && manifest.specHash !== parameters.specHash)
-    return fail('specHash', `manifest specHash: expected ${parameters.specHash} (the job's), got ${manifest.specHash}: the proof is for another job`)
-  const range = taskStepRange(spec)
+  const jobSpecHash = verification.parameters.specHash
+  if (jobSpecHash !== undefined && manifest.specHash !== jobSpecHash)
+    return failed('specHash', `manifest specHash: expected ${jobSpecHash} (the job's), got ${manifest.specHash}: the proof is for another job`)
   const schedule = checkpointSchedule(spec)
   const steps = manifest.checkpoints.map((c) => c.step)
   if (manifest.checkpointInterval !== spec.proof.checkpointInterval)
-    return fail('manifest', `manifest checkpointInterval: expected ${spec.proof.checkpointInterval}, got ${manifest.checkpointInterval}`)
+    return failed('manifest', `manifest checkpointInterval: expected ${spec.proof.checkpointInterval}, got ${manifest.checkpointInterval}`)
   // an early stop (training.stopAt) ends the schedule at any checkpoint after the first; the stop rule checks which
   const prefix = spec.training.stopAt !== undefined && steps.length >= 2 && steps.length <= schedule.length ? schedule.slice(0, steps.length) : schedule
   if (steps.join(',') !== prefix.join(','))
-    return fail(
+    return failed(
       'manifest',
       `manifest checkpoints: expected steps ${schedule.join(', ')}${spec.training.stopAt === undefined ? '' : ' (or a prefix of them, with training.stopAt)'}, got ${steps.join(', ')}`,
     )
-  checks.manifest = 'pass'
+  verification.checks.manifest = 'pass'
+  return {manifest}
+}
 
-  // 2. spec hash, 3. data set
+/** 2. spec hash, 3. data set. */
+function checkJobHashes(verification: Verification, manifest: ProofManifest): VerificationReport | undefined {
+  const {spec} = verification.parameters
   const expectedSpec = specHash(spec)
-  if (manifest.specHash !== expectedSpec) return fail('specHash', `manifest specHash: expected ${expectedSpec}, got ${manifest.specHash}`)
-  checks.specHash = 'pass'
+  if (manifest.specHash !== expectedSpec) return fail(verification, 'specHash', `manifest specHash: expected ${expectedSpec}, got ${manifest.specHash}`)
+  verification.checks.specHash = 'pass'
   const expectedData = datasetHash(spec)
-  if (manifest.datasetHash !== expectedData) return fail('datasetHash', `manifest datasetHash: expected ${expectedData}, got ${manifest.datasetHash}`)
-  checks.datasetHash = 'pass'
+  if (manifest.datasetHash !== expectedData) return fail(verification, 'datasetHash', `manifest datasetHash: expected ${expectedData}, got ${manifest.datasetHash}`)
+  verification.checks.datasetHash = 'pass'
+  return undefined
+}
 
-  // 4. merkle root
+/** 4. The Merkle root recomputes from the checkpoints, and is the one the chain holds. */
+function checkMerkleRoot(verification: Verification, manifest: ProofManifest): VerificationReport | undefined {
+  const {proofRoot} = verification.parameters
   const root = merkleRoot(manifest.checkpoints.map((c) => c.hash))
-  if (root !== manifest.merkleRoot) return fail('merkleRoot', `manifest merkleRoot: expected ${root} (recomputed), got ${manifest.merkleRoot}`)
-  if (parameters.proofRoot !== undefined && parameters.proofRoot !== root)
-    return fail('merkleRoot', `proofRoot: the chain commits ${parameters.proofRoot}, the manifest's checkpoints give ${root}`)
-  checks.merkleRoot = 'pass'
+  if (root !== manifest.merkleRoot) return fail(verification, 'merkleRoot', `manifest merkleRoot: expected ${root} (recomputed), got ${manifest.merkleRoot}`)
+  if (proofRoot !== undefined && proofRoot !== root)
+    return fail(verification, 'merkleRoot', `proofRoot: the chain commits ${proofRoot}, the manifest's checkpoints give ${root}`)
+  verification.checks.merkleRoot = 'pass'
+  return undefined
+}
 
-  // 5. availability: read every checkpoint (the store re-hashes each read), so data that was withheld or
-  // changed after the commit is caught even where no segment is sampled. A read, not a replay: cheap.
+/**
+ * 5. Availability: read every checkpoint (the store re-hashes each read), so data that was withheld or changed
+ * after the commit is caught even where no segment is sampled. A read, not a replay: cheap.
+ */
+async function checkAvailability(verification: Verification, manifest: ProofManifest): Promise<VerificationReport | undefined> {
   for (const c of manifest.checkpoints) {
     try {
-      await store.get(c.hash)
+      await verification.parameters.store.get(c.hash)
     } catch (error) {
-      return fail('availability', `checkpoint at step ${c.step} (${c.hash}): ${error instanceof BaseError ? error.shortMessage : String(error)}`)
+      return fail(verification, 'availability', `checkpoint at step ${c.step} (${c.hash}): ${error instanceof BaseError ? error.shortMessage : String(error)}`)
     }
   }
-  checks.availability = 'pass'
+  verification.checks.availability = 'pass'
+  return undefined
+}
 
-  // 6. the task's start: the initial weights, or a split task's parent's final checkpoint
+/** 6. The task's start: the initial weights, or a split task's parent's final checkpoint. */
+async function checkTaskStart(verification: Verification, manifest: ProofManifest): Promise<VerificationReport | undefined> {
+  const {spec, store, startCheckpoint} = verification.parameters
+  const range = taskStepRange(spec)
   const first = manifest.checkpoints[0]
   if (range.start === 0) {
     const initial = checkpointHash(encodeCheckpoint(initialCheckpoint(spec)))
     if (first?.hash !== initial)
-      return fail('initialWeights', `checkpoint at step 0: expected the seed-derived initial state ${initial}, got ${first?.hash}`)
+      return fail(verification, 'initialWeights', `checkpoint at step 0: expected the seed-derived initial state ${initial}, got ${first?.hash}`)
   } else {
-    const {startCheckpoint} = parameters
     if (startCheckpoint !== undefined && first?.hash !== startCheckpoint)
-      return fail('initialWeights', `checkpoint at step ${range.start}: expected the parent task's final checkpoint ${startCheckpoint}, got ${first?.hash}`)
+      return fail(verification, 'initialWeights', `checkpoint at step ${range.start}: expected the parent task's final checkpoint ${startCheckpoint}, got ${first?.hash}`)
     try {
       const state = decodeCheckpoint(await store.get(first?.hash as Hex))
-      if (state.step !== range.start) return fail('initialWeights', `checkpoint ${first?.hash}: expected step ${range.start} (the task's start), got ${state.step}`)
+      if (state.step !== range.start) return fail(verification, 'initialWeights', `checkpoint ${first?.hash}: expected step ${range.start} (the task's start), got ${state.step}`)
     } catch (error) {
-      return fail('initialWeights', `checkpoint at step ${range.start} (${first?.hash}): ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
+      return fail(verification, 'initialWeights', `checkpoint at step ${range.start} (${first?.hash}): ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
     }
   }
-  checks.initialWeights = 'pass'
+  verification.checks.initialWeights = 'pass'
+  return undefined
+}
 
-  // 7. replays
+/** 7. Replays: the segments named, or drawn from the randomness, each replayed and compared with the proof. */
+async function checkReplays(verification: Verification, manifest: ProofManifest): Promise<VerificationReport | undefined> {
+  const selectionFailure = await selectReplays(verification, manifest)
+  if (selectionFailure) return selectionFailure
+  for (const segment of verification.selectedSegments) {
+    const failure = await checkReplay(verification, manifest, segment)
+    if (failure) return failure
+  }
+  verification.checks.replay = 'pass'
+  return undefined
+}
+
+async function selectReplays(verification: Verification, manifest: ProofManifest): Promise<VerificationReport | undefined> {
+  const {requested, strategy, sampling} = verification
   const segmentCount = manifest.checkpoints.length - 1
   if (Array.isArray(requested)) {
     const bad = requested.find((s) => !Number.isInteger(s) || s < 0 || s >= segmentCount)
-    if (bad !== undefined) return fail('replay', `segments: expected indices in [0, ${segmentCount - 1}], got ${bad}`)
-    selectedSegments = [...new Set(requested)].sort((a, b) => a - b)
-  } else {
-    if (strategy === 'top-q') {
-      try {
-        updateNorms = await committedUpdateNorms(store, manifest)
-      } catch (error) {
-        return fail('replay', `update norms: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
-      }
-    }
-    selectedSegments = selectSegments({randomness, segmentCount, count: requested, strategy, updateNorms, topQ: sampling.topQ})
+    if (bad !== undefined) return fail(verification, 'replay', `segments: expected indices in [0, ${segmentCount - 1}], got ${bad}`)
+    verification.selectedSegments = [...new Set(requested)].sort((a, b) => a - b)
+    return undefined
   }
-  for (const segment of selectedSegments) {
-    let replay: SegmentReplay
+  if (strategy === 'top-q') {
     try {
-      replay = await replaySegment({spec, store, manifest, segment, backend: parameters.backend, mode, thresholds})
-      runtime = replay.runtime
-      checks.runtime = 'pass'
+      verification.updateNorms = await committedUpdateNorms(verification.parameters.store, manifest)
     } catch (error) {
-      const message = (error as {shortMessage?: string}).shortMessage ?? String(error)
-      if (error instanceof RuntimeMismatchError) {
-        checks.runtime = 'fail'
-        return finish(false, message, true)
-      }
-      return fail('replay', `segment ${segment}: ${message}`)
-    }
-    segments.push(replay)
-    onSegment?.(replay)
-    if (!replay.match && mode === 'exact')
-      return fail(
-        'replay',
-        `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): replay gives ${replay.actual}, the proof commits ${replay.expected} on ${runtimeIdString(manifest.runtime)}`,
-      )
-    if (!replay.match) {
-      const violations = replay.violations ?? []
-      const more = violations.length > 3 ? ` (+${violations.length - 3} more)` : ''
-      return fail(
-        'replay',
-        `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): the replay on ${runtimeIdString(replay.runtime)} is beyond the thresholds: ${violations.slice(0, 3).join('; ')}${more}`,
-      )
+      return fail(verification, 'replay', `update norms: ${(error as {shortMessage?: string}).shortMessage ?? String(error)}`)
     }
   }
-  checks.replay = 'pass'
+  const {randomness} = verification.parameters
+  verification.selectedSegments = selectSegments({randomness, segmentCount, count: requested, strategy, updateNorms: verification.updateNorms, topQ: sampling.topQ})
+  return undefined
+}
 
-  // 8. the early-stop rule
-  if (spec.training.stopAt !== undefined) {
-    const stop = await checkStopRule({spec, store, manifest, backend: runtime?.backend ?? manifest.runtime.backend, mode})
-    accuracies = stop.accuracies
-    if (stop.problem !== undefined) return fail('stopRule', stop.problem)
+/** One segment's replay: bit for bit in exact mode, within the thresholds in tolerance mode. */
+async function checkReplay(verification: Verification, manifest: ProofManifest, segment: number): Promise<VerificationReport | undefined> {
+  const {spec, store, backend, onSegment} = verification.parameters
+  const {mode, thresholds, checks} = verification
+  let replay: SegmentReplay
+  try {
+    replay = await replaySegment({spec, store, manifest, segment, backend, mode, thresholds})
+    verification.runtime = replay.runtime
+    checks.runtime = 'pass'
+  } catch (error) {
+    const message = (error as {shortMessage?: string}).shortMessage ?? String(error)
+    if (error instanceof RuntimeMismatchError) {
+      checks.runtime = 'fail'
+      return finish(verification, false, message, true)
+    }
+    return fail(verification, 'replay', `segment ${segment}: ${message}`)
   }
-  checks.stopRule = 'pass'
-  return finish(true)
+  verification.segments.push(replay)
+  onSegment?.(replay)
+  if (!replay.match && mode === 'exact')
+    return fail(
+      verification,
+      'replay',
+      `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): replay gives ${replay.actual}, the proof commits ${replay.expected} on ${runtimeIdString(manifest.runtime)}`,
+    )
+  if (!replay.match) {
+    const violations = replay.violations ?? []
+    const more = violations.length > 3 ? ` (+${violations.length - 3} more)` : ''
+    return fail(
+      verification,
+      'replay',
+      `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): the replay on ${runtimeIdString(replay.runtime)} is beyond the thresholds: ${violations.slice(0, 3).join('; ')}${more}`,
+    )
+  }
+  return undefined
+}
+
+/** 8. The early-stop rule, for a job with `training.stopAt`. */
+async function checkEarlyStop(verification: Verification, manifest: ProofManifest): Promise<VerificationReport | undefined> {
+  const {spec, store} = verification.parameters
+  if (spec.training.stopAt !== undefined) {
+    const stop = await checkStopRule({spec, store, manifest, backend: verification.runtime?.backend ?? manifest.runtime.backend, mode: verification.mode})
+    verification.accuracies = stop.accuracies
+    if (stop.problem !== undefined) return fail(verification, 'stopRule', stop.problem)
+  }
+  verification.checks.stopRule = 'pass'
+  return undefined
 }
 
 /**
