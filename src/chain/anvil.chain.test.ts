@@ -132,6 +132,36 @@ describe('createAnvil', () => {
     }
   })
 
+  it('state: a dump cut off by a kill never replaces the last complete one, and the next start() loads that', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gensyn-anvil-state-'))
+    try {
+      const file = path.join(dir, 'chain.json')
+      const anvil = make({state: file, stateInterval: 1})
+      await anvil.start()
+      const [from, to] = (await rpc(anvil.rpcUrl, 'eth_accounts')) as string[]
+      const hash = await rpc(anvil.rpcUrl, 'eth_sendTransaction', [{from, to, value: '0x1234'}])
+      await rpc(anvil.rpcUrl, 'evm_mine')
+      // anvil dumps beside the state file; the state file gets each complete dump.
+      const dumped = () => existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as {block?: {number?: string}}).block?.number === '0x2'
+      await eventually(dumped, 10_000)
+      process.kill(anvil.pid!, 'SIGKILL')
+      await eventually(() => anvil.status === 'idle')
+      // What a SIGKILL in the middle of anvil's write leaves (a kill cannot be timed to land there): the dump cut
+      // off, newer than the state file.
+      const complete = readFileSync(file, 'utf8')
+      writeFileSync(`${file}.dumping`, complete.slice(0, Math.floor(complete.length / 2)))
+      await anvil.stop()
+      await anvil.start()
+      assert.equal(readFileSync(file, 'utf8'), complete, 'the cut-off dump replaced the complete one')
+      assert.equal(existsSync(`${file}.dumping`), false, 'the cut-off dump was kept')
+      assert.equal(await rpc(anvil.rpcUrl, 'eth_blockNumber'), '0x2')
+      const receipt = (await rpc(anvil.rpcUrl, 'eth_getTransactionReceipt', [hash])) as {status: string}
+      assert.equal(receipt.status, '0x1')
+    } finally {
+      rmSync(dir, {recursive: true, force: true})
+    }
+  })
+
   it('start() while running is an error', async () => {
     const anvil = make()
     await anvil.start()

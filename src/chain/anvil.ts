@@ -1,4 +1,4 @@
-import {accessSync, constants, mkdtempSync, rmSync, statSync} from 'node:fs'
+import {accessSync, constants, existsSync, mkdtempSync, rmSync, statSync} from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 
@@ -7,6 +7,7 @@ import {createAnvil as createViemAnvil, type CreateAnvilOptions as ViemAnvilOpti
 import {BaseError} from '../errors/base.js'
 import {AnvilNotStartedError, AnvilStartError} from './errors.js'
 import {findAnvilBinary} from './findAnvilBinary.js'
+import {keepStateDump, recoverStateDump, workingDumpPath} from './stateDump.js'
 
 export type CreateAnvilOptions = {
   /** Port to listen on. Leave it out (or 0) for a free port chosen by the OS. */
@@ -25,8 +26,9 @@ export type CreateAnvilOptions = {
   /** anvil executable; defaults to {@link findAnvilBinary}. */
   binary?: string | undefined
   /**
-   * Persist the chain in this file (anvil `--state`): loaded at start when it exists, dumped every
-   * `stateInterval` seconds and when anvil exits on SIGTERM. Blocks, receipts and logs are in the dump, and
+   * Persist the chain in this file: loaded at start when it exists; anvil dumps every `stateInterval` seconds
+   * and when it exits on SIGTERM to `FILE.dumping`, and each complete dump replaces FILE atomically, so a kill in
+   * the middle of a dump leaves the one before (src/chain/stateDump.ts). Blocks, receipts and logs are in the dump, and
    * historical states too (`--preserve-historical-states`), so reads at past blocks still answer after a load.
    */
   state?: string | undefined
@@ -253,6 +255,7 @@ async function startAnvil(state: AnvilState): Promise<void> {
 async function launchAndWait(state: AnvilState): Promise<void> {
   const {options, logs} = state
   const bin = (state.binary ??= findAnvilBinary().path)
+  if (options.state !== undefined) await recoverStateDump(options.state)
   if (!isExecutable(bin)) throw new AnvilStartError({binary: bin, reason: 'no executable file at that path'})
   const current = spawnRun(state, bin)
   try {
@@ -291,8 +294,10 @@ function spawnRun(state: AnvilState, bin: string): Run {
     accounts: options.accounts,
     balance: options.balance,
     mnemonic: options.mnemonic,
-    state: options.state,
-    stateInterval: options.state === undefined ? undefined : (options.stateInterval ?? 2),
+    // anvil dumps beside the state file, which only ever holds a complete dump (src/chain/stateDump.ts).
+    loadState: options.state !== undefined && existsSync(options.state) ? options.state : undefined,
+    dumpState: options.state === undefined ? undefined : workingDumpPath(options.state),
+    stateInterval: options.state === undefined ? undefined : stateIntervalOf(options),
     startTimeout: state.startTimeout,
     stopTimeout: state.stopTimeout,
     // Our own hooks replace execa's `cleanup` (signal-exit) wherever the launcher tells us the pid. anvil never
@@ -305,6 +310,7 @@ function spawnRun(state: AnvilState, bin: string): Run {
     execArgs: (command) => launchCommand(command, {cachePath, watchdog: state.watchdog, keepHistory: options.state !== undefined, ownSession: !state.handleSignals}),
   }
   const base = createViemAnvil(viemOptions)
+  const dumps = options.state === undefined ? undefined : keepStateDump(options.state, stateIntervalOf(options) * 1000)
   let markExited: () => void = () => {}
   const current: Run = {
     base,
@@ -332,7 +338,9 @@ function spawnRun(state: AnvilState, bin: string): Run {
   base.on('exit', (code?: number, signal?: string) => {
     rmSync(cachePath, {recursive: true, force: true})
     current.exited = true
-    markExited()
+    // The dump anvil wrote as it exited becomes the state file before a stop() returns.
+    if (dumps) void dumps.finish().catch(() => {}).finally(markExited)
+    else markExited()
     // Exited on its own (crash, killed from outside) while we thought it was up: forget it.
     if (state.run === current && state.status === 'listening') {
       state.status = 'idle'
@@ -382,6 +390,10 @@ async function stopAnvil(state: AnvilState): Promise<void> {
     state.stopping = undefined
   })
   return state.stopping
+}
+
+function stateIntervalOf(options: CreateAnvilOptions): number {
+  return options.stateInterval ?? 2
 }
 
 type Run = {
