@@ -21,6 +21,19 @@ export class ChainError extends BaseError {
   override name = 'ChainError'
 }
 
+/** A transaction mined but its receipt lacks the event the contract always emits on that path. */
+export class MissingEventError extends ChainError {
+  override name = 'MissingEventError'
+  constructor(shortMessage: string) {
+    super(shortMessage, {details: 'the deployed contracts may not match the ABI this build was generated from'})
+  }
+}
+
+/** The chain returned a value (an enum index, a stored hash) this build does not know or did not expect. */
+export class UnexpectedChainValueError extends ChainError {
+  override name = 'UnexpectedChainValueError'
+}
+
 /** Turns a viem failure into a one-line gensyn error that names the reverted custom error. */
 export function toProtocolError(functionName: string, error: unknown): BaseError {
   if (error instanceof BaseError) return error

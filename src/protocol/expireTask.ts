@@ -2,6 +2,7 @@ import {type Address, parseEventLogs, type TransactionReceipt} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {SignedConnection} from './connect.js'
+import {MissingEventError} from './errors.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 import {type TaskStatus, taskStatuses} from './types.js'
 
@@ -28,5 +29,5 @@ export function expireOutcome(receipt: Pick<TransactionReceipt, 'logs'>): Expire
     if (log.eventName === 'ClaimTimedOut') return {type: 'timed-out', solver: log.args.solver, slashed: log.args.slashed}
     if (log.eventName === 'TaskExpired') return {type: 'expired', fromStatus: taskStatuses[log.args.fromStatus] ?? 'None', refunded: log.args.refunded}
   }
-  throw new Error('expire mined without a TaskExpired or ClaimTimedOut event')
+  throw new MissingEventError('expire mined without a TaskExpired or ClaimTimedOut event')
 }

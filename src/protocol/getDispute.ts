@@ -12,7 +12,7 @@ import {
   type TraceHeader,
   voteNames,
 } from './disputeTypes.js'
-import {isRevert, toProtocolError} from './errors.js'
+import {isRevert, toProtocolError, UnexpectedChainValueError} from './errors.js'
 import {gameAddress} from './gameAddress.js'
 
 type Reader = Pick<Connection, 'publicClient' | 'contracts'>
@@ -107,7 +107,7 @@ function header(raw: {opCount: number; graphHash: Hex; finalCommitment: Hex}): T
 
 function named<const T extends readonly string[]>(names: T, value: number | bigint, what: string): T[number] {
   const name = names[Number(value)]
-  if (name === undefined) throw new Error(`unknown dispute ${what} ${value}`)
+  if (name === undefined) throw new UnexpectedChainValueError(`unknown dispute ${what} ${value}`)
   return name
 }
 

@@ -1,6 +1,6 @@
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
-import {toProtocolError} from './errors.js'
+import {toProtocolError, UnexpectedChainValueError} from './errors.js'
 import {type Task, taskStatuses} from './types.js'
 
 export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'>, id: bigint): Promise<Task> {
@@ -12,7 +12,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       args: [id],
     })
     const status = taskStatuses[Number(raw.status)]
-    if (!status) throw new Error(`unknown task status ${raw.status}`)
+    if (!status) throw new UnexpectedChainValueError(`getTask failed: unknown task status ${raw.status}`)
     return {
       id,
       submitter: raw.submitter,

@@ -4,6 +4,7 @@ import {taskMarketAbi} from '../chain/generated/index.js'
 import type {StackedProof} from '../pol/stackedProof.js'
 import type {SignedConnection} from './connect.js'
 import {type DisputeOutcome, disputeOutcomes} from './disputeTypes.js'
+import {MissingEventError} from './errors.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 
 function market(connection: SignedConnection, functionName: string, args: readonly unknown[], value?: bigint): Promise<TransactionResult> {
@@ -37,7 +38,7 @@ export function sealHonest({honestRoot, honestManifestHash, secret}: {honestRoot
 export async function claimTask(connection: SignedConnection, taskId: bigint, secretHash: Hex): Promise<TransactionResult & {claimBlock: bigint; price: bigint}> {
   const transaction = await market(connection, 'claimTask', [taskId, secretHash])
   const [claimed] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'TaskClaimed'})
-  if (!claimed) throw new Error('claimTask mined without a TaskClaimed event')
+  if (!claimed) throw new MissingEventError('claimTask mined without a TaskClaimed event')
   return {...transaction, claimBlock: transaction.receipt.blockNumber, price: claimed.args.price}
 }
 
@@ -98,7 +99,7 @@ export function commitProof(connection: SignedConnection, taskId: bigint, commit
 export async function claimVerification(connection: SignedConnection, taskId: bigint): Promise<TransactionResult & {randomness: Hex}> {
   const transaction = await market(connection, 'claimVerification', [taskId])
   const [claimed] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'VerificationClaimed'})
-  if (!claimed) throw new Error('claimVerification mined without a VerificationClaimed event')
+  if (!claimed) throw new MissingEventError('claimVerification mined without a VerificationClaimed event')
   return {...transaction, randomness: claimed.args.randomness}
 }
 

@@ -6,6 +6,7 @@ import {estimateWork} from '../ml/estimate/estimateWork.js'
 import {canonicalSpecBytes, type JobSpec, maxPriceWei, specHash as hashSpec} from '../ml/spec/index.js'
 import {taskStepRange} from '../ml/train/taskStepRange.js'
 import type {SignedConnection} from './connect.js'
+import {MissingEventError, UnexpectedChainValueError} from './errors.js'
 import {getMarketParams} from './getMarketParams.js'
 import {getWorkTable} from './getWorkTable.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
@@ -44,7 +45,7 @@ export async function submitTask(connection: SignedConnection, spec: JobSpec, op
 
   const specHash = hashSpec(spec)
   const stored = await connection.store.put(canonicalSpecBytes(spec))
-  if (stored !== specHash) throw new Error(`spec stored under ${stored}, expected ${specHash}`)
+  if (stored !== specHash) throw new UnexpectedChainValueError(`spec stored under ${stored}, expected ${specHash}`)
   const transaction = await sendContractTransaction(connection, {
     address: connection.contracts.market,
     abi: taskMarketAbi,
@@ -53,6 +54,6 @@ export async function submitTask(connection: SignedConnection, spec: JobSpec, op
     value: escrow,
   })
   const [submitted] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'TaskSubmitted'})
-  if (!submitted) throw new Error('submitTask mined without a TaskSubmitted event')
+  if (!submitted) throw new MissingEventError('submitTask mined without a TaskSubmitted event')
   return {taskId: submitted.args.id, specHash, escrow, workUnits, maxSteps, maxPrice, parentId, transaction}
 }
