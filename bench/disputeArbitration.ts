@@ -52,7 +52,7 @@ export async function benchArbitration(kernel = 'Relu', step = 60): Promise<Arbi
     const revealEnd = (await getTask(submitter, taskId)).revealEndBlock
     await mine(submitter, Number(revealEnd - (await submitter.publicClient.getBlockNumber())) + 1)
     const started = performance.now()
-    const opened = await settleTask(submitter, taskId)
+    const opened = await settleTask(submitter, {taskId})
     if (opened.outcome.type !== 'dispute-started') throw new Error(`settle: ${opened.outcome.type}, expected a dispute to start`)
     const disputeId = opened.outcome.disputeId
     const agents = [createDisputeAgent({connection: solver, stance: 'corrupt', corruption}), createDisputeAgent({connection: whistleblower})]

@@ -76,7 +76,7 @@ export async function pumpSettle(connection: SignedConnection, tasks: readonly T
     // settle needs block.number > revealEndBlock; the transaction lands in a block after the one read.
     if (task.status !== 'Verified' || now.number < task.revealEndBlock) continue
     try {
-      const transaction = await settleTask(connection, task.id)
+      const transaction = await settleTask(connection, {taskId: task.id})
       onSettled({taskId: task.id, gasUsed: transaction.gasUsed, outcome: transaction.outcome})
     } catch (error) {
       if (!isRevert(error, 'InvalidStatus', 'DisputeInProgress', 'SettlementNotReady')) throw error

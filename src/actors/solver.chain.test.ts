@@ -127,7 +127,7 @@ describe('a forced error end to end with one verifier (real anvil, forcedErrorBp
     const spec = await loadJobSpec(smokeMlp)
     const {taskId} = await submitTask(submitter, spec)
     const jackpot = parseEther('2')
-    await fundJackpot(submitter, jackpot)
+    await fundJackpot(submitter, {amount: jackpot})
 
     // Three actors share this process: load the backend once before they start (selectBackend is not re-entrant).
     await selectBackend('wasm')
@@ -234,9 +234,9 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     // A verifier that rejects the honest proof without replaying, with a made-up replay hash.
     await ensureRegistered(liar, 'verifier')
     await waitUntil(async () => (await liar.publicClient.getBlockNumber({cacheTime: 0})) > (await getTask(liar, taskId)).commitBlock + 1n)
-    await claimVerification(liar, taskId)
+    await claimVerification(liar, {taskId})
     const lie = keccak256(toHex('a replay that never ran'))
-    await postVerdict(liar, taskId, {accepted: false, reportHash: lie, distance: 0n, segment: 1, replayHash: lie})
+    await postVerdict(liar, {taskId, accepted: false, reportHash: lie, distance: 0n, segment: 1, replayHash: lie})
     const liarLocked = (await getStake(liar, liar.account.address)).locked
     assert.ok(liarLocked > 0n)
 

@@ -201,7 +201,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     if (signal?.aborted) return false
     try {
       await ensureRegistered(connection, 'whistleblower')
-      const transaction = await commitChallenge(connection, task, claim)
+      const transaction = await commitChallenge(connection, {task, claim})
       unopened.set(attemptOf(task), {task, claim})
       emit({type: 'committed', taskId: task.id, index: transaction.index, gasUsed: transaction.gasUsed})
       return true
@@ -235,7 +235,7 @@ async function openDue(connection: SignedConnection, unopened: Unopened, tasks: 
     if (head <= current.challengeEndBlock) continue
     unopened.delete(attempt)
     try {
-      const transaction = await openChallenge(connection, current, claim)
+      const transaction = await openChallenge(connection, {task: current, claim})
       emit({type: 'challenged', taskId: task.id, segment: claim.segment, claimedEndHash: claim.claimedEndHash, index: transaction.index, gasUsed: transaction.gasUsed})
     } catch (error) {
       if (!isRevert(error, 'OutsideOpenWindow', 'AlreadyOpened', 'InvalidStatus')) throw error

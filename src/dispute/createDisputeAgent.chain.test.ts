@@ -64,7 +64,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     const task = await getTask(submitter, taskId)
     const now = await blockNumber()
     if (now <= task.revealEndBlock) await mine(Number(task.revealEndBlock - now) + 1)
-    const settled = await settleTask(submitter, taskId)
+    const settled = await settleTask(submitter, {taskId})
     assert.equal(settled.outcome.type, 'dispute-started')
     return (settled.outcome as {disputeId: bigint}).disputeId
   }
@@ -124,8 +124,8 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.deepEqual((await committeeOf(submitter, disputeId)).votes, ['prover', 'prover', 'prover'])
     assert.ok(proverLog.some((event) => event.type === 'resolved' && event.won === true))
 
-    await settleTask(submitter, taskId) // applies the outcome: the deposit is slashed, winner the solver
-    await settleTask(submitter, taskId) // no challenge left: the task settles accepted
+    await settleTask(submitter, {taskId}) // applies the outcome: the deposit is slashed, winner the solver
+    await settleTask(submitter, {taskId}) // no challenge left: the task settles accepted
     assert.equal((await getTask(submitter, taskId)).status, 'Settled')
     const after = {solver: await getStake(solver, solver.account.address), griefer: await getStake(whistleblower, whistleblower.account.address)}
     const deposit = parseEther('0.2')
@@ -167,7 +167,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.ok([...proverLog, ...challengerLog].some((event) => event.type === 'move' && event.move === 'arbitrate'), 'the contract re-executed the Relu')
     assert.deepEqual((await committeeOf(submitter, disputeId)).members, [])
 
-    await settleTask(submitter, taskId) // ChallengerWon: solver and verifier slashed, the whistleblower wins, the task reopens
+    await settleTask(submitter, {taskId}) // ChallengerWon: solver and verifier slashed, the whistleblower wins, the task reopens
     const task = await getTask(submitter, taskId)
     assert.equal(task.status, 'Submitted')
     const after = await getStake(whistleblower, whistleblower.account.address)

@@ -1,5 +1,6 @@
 import {BaseError as ViemBaseError, ContractFunctionRevertedError} from 'viem'
 
+import type {ReceiptTimeoutError, RpcGaveUpError} from '../chain/errors.js'
 import {BaseError} from '../errors/base.js'
 
 /** A contract call reverted with one of the custom errors of contracts/*.sol. */
@@ -33,6 +34,9 @@ export class MissingEventError extends ChainError {
 export class UnexpectedChainValueError extends ChainError {
   override name = 'UnexpectedChainValueError'
 }
+
+/** What a protocol action that sends a transaction can throw (see sendContractTransaction). */
+export type TransactionErrorType = ContractRevertError | ChainError | ReceiptTimeoutError | RpcGaveUpError
 
 /** Turns a viem failure into a one-line gensyn error that names the reverted custom error. */
 export function toProtocolError(functionName: string, error: unknown): BaseError {

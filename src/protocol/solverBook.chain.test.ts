@@ -98,7 +98,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
 
     const spec = await loadJobSpec(smokeMlp)
     const {taskId} = await submitTask(submitter, spec)
-    const claimed = await claimTask(solver, taskId, zeroHash)
+    const claimed = await claimTask(solver, {taskId, secretHash: zeroHash})
     const price = (await getTask(solver, taskId)).price
     assert.deepEqual([claimed.price, price], [defaultMarketParams.initialPrice, defaultMarketParams.initialPrice])
     assert.ok(price <= maxPriceWei(spec))
@@ -107,7 +107,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     await withdrawOffer(solver)
     assert.deepEqual(await getOffer(solver, solver.account.address), {ask: 1n, capacity: 2, active: 1, listed: false})
     const {taskId: next} = await submitTask(submitter, spec)
-    await assert.rejects(claimTask(solver, next, zeroHash), (error: unknown) => isRevert(error, 'NotListed'))
+    await assert.rejects(claimTask(solver, {taskId: next, secretHash: zeroHash}), (error: unknown) => isRevert(error, 'NotListed'))
     await assert.rejects(withdrawOffer(solver), (error: unknown) => isRevert(error, 'NotListed'))
   })
 
@@ -115,12 +115,12 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     await ensureRegistered(solver, 'solver', 2)
     await setOffer(solver, {ask: 1n, capacity: 2})
     const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
-    await claimTask(solver, taskId, zeroHash)
+    await claimTask(solver, {taskId, secretHash: zeroHash})
     // training deadline = 1 s + ceil(workUnits / 1e12) s = 2 s.
     await submitter.publicClient.request({method: 'evm_increaseTime', params: ['0x3']} as never)
     await submitter.publicClient.request({method: 'evm_mine', params: []} as never)
     await assert.rejects(
-      commitProof(solver, taskId, {proofRoot: zeroHash, manifestHash: zeroHash, checkpointCount: 2, checkpointInterval: 1, totalSteps: 1, sealedHonest: zeroHash}),
+      commitProof(solver, {taskId, proofRoot: zeroHash, manifestHash: zeroHash, checkpointCount: 2, checkpointInterval: 1, totalSteps: 1, sealedHonest: zeroHash}),
       (error: unknown) => isRevert(error, 'DeadlinePassed'),
     )
     const expired = await expireTask(submitter, taskId)

@@ -98,7 +98,7 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
     // Past the reveal window, settle opens the game; the CLI reads it back.
     const task = await getTask(submitter, bad)
     await mine(submitter, Number(task.revealEndBlock - (await submitter.publicClient.getBlockNumber())) + 1)
-    await settleTask(submitter, bad)
+    await settleTask(submitter, {taskId: bad})
     const shown = await runGensyn(['disputes', 'show', '1', '--state-dir', devnet.stateDir, '--json'])
     assert.equal(shown.exitCode, 0, String(shown.stderr))
     const view = JSON.parse(String(shown.stdout)) as Record<string, unknown>
@@ -147,7 +147,7 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
     const taskId = await acceptedTask({submitter, solver, verifier}, spec, await trainJob({spec, store: solver.store}))
     // What the whistleblower sent before it died: the commitment, with its claim sealed in the log.
     const claim = {segment: 1, claimedEndHash: keccak256(toHex('the replay it had computed'))}
-    await commitChallenge(whistleblower, await getTask(whistleblower, taskId), claim)
+    await commitChallenge(whistleblower, {task: await getTask(whistleblower, taskId), claim})
     assert.deepEqual(await readCommittedClaim(whistleblower, await getTask(whistleblower, taskId)), claim)
 
     const stopMining = startMiner(submitter, 200)

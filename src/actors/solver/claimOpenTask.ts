@@ -28,7 +28,7 @@ export async function claimOpenTask(run: SolverRun, task: Task): Promise<boolean
   const live = (await listTasks(connection)).filter((other) => other.solver === me && !['Settled', 'Expired', 'Submitted'].includes(other.status))
   await writeSolverState(connection.stateDir, me, {taskId: task.id, checkpoints: [], secret}, live.map((other) => other.id))
   try {
-    const claim = await claimTask(connection, task.id, secretHashOf(secret))
+    const claim = await claimTask(connection, {taskId: task.id, secretHash: secretHashOf(secret)})
     run.emit({type: 'claimed', taskId: task.id, claimBlock: claim.claimBlock, gasUsed: claim.gasUsed, price: claim.price})
     return true
   } catch (error) {

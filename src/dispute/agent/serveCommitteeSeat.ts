@@ -26,6 +26,6 @@ export async function serveCommitteeSeat(agent: DisputeAgentRun, dispute: Disput
   }
   if (block > dispute.deadline) return
   const choice = await judgeDispute(agent, dispute)
-  await sendMove(agent, dispute, 'vote', BigInt(dispute.element), () => vote(agent.connection, dispute.id, choice), choice)
+  await sendMove(agent, dispute, 'vote', BigInt(dispute.element), () => vote(agent.connection, {disputeId: dispute.id, choice}), choice)
   agent.voted.add(dispute.id)
 }
