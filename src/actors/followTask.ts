@@ -76,7 +76,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
         await pumpSettle(connection, [task], now, (report) => emit({type: 'settle', ...report}))
       } else if (now.timestamp > task.deadline || (task.status === 'Submitted' && (await orphaned(task)))) {
         try {
-          const transaction = await expireTask(connection, task.id)
+          const transaction = await expireTask(connection, {taskId: task.id})
           emit({type: 'expired', taskId: task.id, from: task.status, gasUsed: transaction.gasUsed})
         } catch (error) {
           // Another actor moved the task on first, or the deadline was extended by a transition we have not seen.

@@ -44,7 +44,7 @@ describe('runRoleLoop: a revert on one task (real anvil)', function () {
       },
       async work(task: Task) {
         seen.works++
-        await expireTask(solver, task.id)
+        await expireTask(solver, {taskId: task.id})
         return task.id
       },
       onSettled: () => {},

@@ -95,7 +95,7 @@ export async function pumpExpire(connection: SignedConnection, tasks: readonly T
     // The transaction lands in a later block, whose timestamp is past the one read.
     if (task.status !== 'Claimed' || now.timestamp <= task.deadline) continue
     try {
-      const transaction = await expireTask(connection, task.id)
+      const transaction = await expireTask(connection, {taskId: task.id})
       onExpired?.({taskId: task.id, solver: task.solver, gasUsed: transaction.gasUsed})
     } catch (error) {
       if (!isRevert(error, 'InvalidStatus', 'NotExpirable', 'DeadlineNotReached')) throw error

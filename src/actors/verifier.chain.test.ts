@@ -62,7 +62,7 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
     const spec = await loadJobSpec(smokeMlp)
     // Profile on another seed (so the thresholds are not fitted to the proofs) and post it before any job.
     const profile = await profileJob({spec: {...spec, training: {...spec.training, seed: spec.training.seed + 1}}, runtimes: ['cpu', 'wasm'], segments: 2})
-    const {profileHash} = await postProfile(verifier, spec, profile)
+    const {profileHash} = await postProfile(verifier, {spec, profile})
 
     const unpinned = await submitTask(submitter, spec)
     await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})

@@ -92,7 +92,7 @@ export default class Profile extends BaseCommand {
     this.log(`rule: ${result.rule}`)
     if (flags.out) this.log(`wrote ${flags.out}`)
     if (!connection) return result
-    const posted = await postProfile(connection, spec, result)
+    const posted = await postProfile(connection, {spec, profile: result})
     this.log(`posted threshold ${result.thresholds.linf?.toExponential(3)} (l∞) for model class ${posted.modelClass.slice(0, 10)}… and runtime class ${posted.runtimeClass.slice(0, 10)}…; profile ${posted.profileHash}`)
     const {transaction, ...onChain} = posted
     return {...result, posted: {...onChain, transactionHash: transaction.hash, gasUsed: transaction.gasUsed}}

@@ -93,7 +93,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     // Two solverStakes back two tasks, not three.
     await assert.rejects(setOffer(solver, {ask: 1n, capacity: 3}), (error: unknown) => isRevert(error, 'OfferNotBacked'))
     await setOffer(solver, {ask: 1n, capacity: 2})
-    assert.deepEqual(await getOffer(solver, solver.account.address), {ask: 1n, capacity: 2, active: 0, listed: true})
+    assert.deepEqual(await getOffer(solver, {solver: solver.account.address}), {ask: 1n, capacity: 2, active: 0, listed: true})
     assert.equal((await getMarketState(solver)).capacity, 2n)
 
     const spec = await loadJobSpec(smokeMlp)
@@ -102,10 +102,10 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     const price = (await getTask(solver, taskId)).price
     assert.deepEqual([claimed.price, price], [defaultMarketParams.initialPrice, defaultMarketParams.initialPrice])
     assert.ok(price <= maxPriceWei(spec))
-    assert.equal((await getOffer(solver, solver.account.address)).active, 1)
+    assert.equal((await getOffer(solver, {solver: solver.account.address})).active, 1)
 
     await withdrawOffer(solver)
-    assert.deepEqual(await getOffer(solver, solver.account.address), {ask: 1n, capacity: 2, active: 1, listed: false})
+    assert.deepEqual(await getOffer(solver, {solver: solver.account.address}), {ask: 1n, capacity: 2, active: 1, listed: false})
     const {taskId: next} = await submitTask(submitter, spec)
     await assert.rejects(claimTask(solver, {taskId: next, secretHash: zeroHash}), (error: unknown) => isRevert(error, 'NotListed'))
     await assert.rejects(withdrawOffer(solver), (error: unknown) => isRevert(error, 'NotListed'))
@@ -123,25 +123,25 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
       commitProof(solver, {taskId, proofRoot: zeroHash, manifestHash: zeroHash, checkpointCount: 2, checkpointInterval: 1, totalSteps: 1, sealedHonest: zeroHash}),
       (error: unknown) => isRevert(error, 'DeadlinePassed'),
     )
-    const expired = await expireTask(submitter, taskId)
+    const expired = await expireTask(submitter, {taskId})
     assert.deepEqual(expired.outcome, {type: 'timed-out', solver: solver.account.address, slashed: parseEther('0.25')})
     const task = await getTask(submitter, taskId)
     assert.deepEqual([task.status, task.attempts], ['Submitted', 1])
     // Unclaimed past its claim deadline: an expiry with the whole escrow refunded.
     await submitter.publicClient.request({method: 'evm_increaseTime', params: ['0x1000']} as never)
     await submitter.publicClient.request({method: 'evm_mine', params: []} as never)
-    const gone = await expireTask(submitter, taskId)
+    const gone = await expireTask(submitter, {taskId})
     assert.deepEqual(gone.outcome, {type: 'expired', fromStatus: 'Submitted', refunded: task.escrow})
   })
 
   it('pruneOffer: once the solver unbonds the stake behind its offer, anyone unlists it; OfferBacked before', async () => {
     await ensureRegistered(solver, 'solver', 2)
     await setOffer(solver, {ask: 1n, capacity: 2})
-    await assert.rejects(pruneOffer(submitter, solver.account.address), (error: unknown) => isRevert(error, 'OfferBacked'))
+    await assert.rejects(pruneOffer(submitter, {solver: solver.account.address}), (error: unknown) => isRevert(error, 'OfferBacked'))
     const [free] = await solver.publicClient.readContract({address: solver.contracts.registry, abi: roleRegistryAbi, functionName: 'stakeOf', args: [solver.account.address]})
     await sendContractTransaction(solver, {address: solver.contracts.registry, abi: roleRegistryAbi, functionName: 'requestUnbond', args: [free]})
-    await pruneOffer(submitter, solver.account.address)
-    assert.equal((await getOffer(submitter, solver.account.address)).listed, false)
+    await pruneOffer(submitter, {solver: solver.account.address})
+    assert.equal((await getOffer(submitter, {solver: solver.account.address})).listed, false)
     assert.equal((await getMarketState(submitter)).capacity, 0n)
   })
 })

@@ -2,7 +2,7 @@ import {type Address, formatEther} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection, SignedConnection} from './connect.js'
-import {toProtocolError} from './errors.js'
+import {toProtocolError, type TransactionErrorType} from './errors.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 
 /** Ether the market credited `account` (fees, refunds, a rejection's shortfall) and it has not withdrawn. */
@@ -15,14 +15,25 @@ export async function getCredit(connection: Pick<Connection, 'publicClient' | 'c
   }
 }
 
+export type WithdrawCreditParameters = {
+  /** Where the credit goes (default: the signer). */
+  to?: Address | undefined
+}
+
 export type WithdrawCreditResult = {account: Address; to: Address; amount: bigint; transaction?: TransactionResult | undefined}
+
+export type WithdrawCreditReturnType = WithdrawCreditResult
+
+export type WithdrawCreditErrorType = TransactionErrorType
 
 /**
  * Withdraws the signer's whole market credit to `to` (default: itself). The market pays by credit, never by push
  * (docs/security.md, finding 1), so this is how a solver, verifier or submitter collects. Nothing credited: no
  * transaction, amount 0.
+ *
+ * @throws {@link TransactionErrorType}: ContractRevertError naming the custom error when the contract reverts, ChainError when the node fails
  */
-export async function withdrawCredit(connection: SignedConnection, params: {to?: Address | undefined} = {}): Promise<WithdrawCreditResult> {
+export async function withdrawCredit(connection: SignedConnection, params: WithdrawCreditParameters = {}): Promise<WithdrawCreditReturnType> {
   const account = connection.account.address
   const to = params.to ?? account
   const amount = await getCredit(connection, account)

@@ -24,7 +24,7 @@ describe('gensyn credits withdraw (real anvil, real process)', function () {
     const {escrow, deadline} = await getTask(submitter, taskId)
     // Past the claim deadline (a mined block there, so that the simulation of expire sees it too).
     await submitter.publicClient.request({method: 'evm_mine', params: [`0x${(deadline + 1n).toString(16)}`]} as never)
-    await expireTask(submitter, taskId)
+    await expireTask(submitter, {taskId})
     assert.equal(await getCredit(submitter, submitter.account.address), escrow, 'the refund is credited, not pushed')
 
     const to = '0x000000000000000000000000000000000000dEaD'

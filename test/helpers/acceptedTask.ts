@@ -33,7 +33,7 @@ export async function acceptedTask(
   // floor, with room for every task a test holds at once.
   await ensureRegistered(solver, 'solver', ACCEPTED_TASKS_AT_ONCE)
   await ensureRegistered(verifier, 'verifier')
-  if (!(await getOffer(solver, solver.account.address)).listed) {
+  if (!(await getOffer(solver, {solver: solver.account.address})).listed) {
     await setOffer(solver, {ask: (await getMarketParams(solver)).priceFloor, capacity: ACCEPTED_TASKS_AT_ONCE})
   }
   const secret = toHex(randomBytes(32))
