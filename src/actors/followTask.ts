@@ -51,7 +51,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
     for (const taskId of options.taskIds) {
       const known = current.get(taskId)
       if (known && (known.status === 'Settled' || known.status === 'Expired')) continue
-      const task = await getTask(connection, taskId)
+      const task = await getTask(connection, {taskId})
       current.set(taskId, task)
       // A reopened or re-verified task passes through a status it had before: report every new attempt too.
       const seen = last.get(taskId)
@@ -90,7 +90,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
   /** A split task whose parent expired, or settled having stopped early, will never start. */
   async function orphaned(task: Task): Promise<boolean> {
     if (task.parentId === 0n) return false
-    const parent = current.get(task.parentId) ?? (await getTask(connection, task.parentId))
+    const parent = current.get(task.parentId) ?? (await getTask(connection, {taskId: task.parentId}))
     return parent.status === 'Expired' || (parent.status === 'Settled' && parent.totalSteps < parent.maxSteps)
   }
 }

@@ -65,7 +65,7 @@ describe('runSolver (real anvil, real training)', function () {
       },
     })
     assert.deepEqual(solvedFirst, [])
-    const claimed = await getTask(solver, taskId)
+    const claimed = await getTask(solver, {taskId})
     assert.equal(claimed.status, 'Claimed')
     const saved = await readSolverState(stateDir, solver.account.address, taskId)
     assert.deepEqual(
@@ -92,10 +92,10 @@ describe('runSolver (real anvil, real training)', function () {
     assert.deepEqual(secondRun.find((event) => event.type === 'coin'), {type: 'coin', taskId, forced: false})
     const seedBlock = await solver.publicClient.getBlock({blockNumber: claimed.claimBlock + 1n})
     assert.equal(secondRun.filter((event) => event.type === 'seed-fixed').length, 1, 'the aging seed was recorded once')
-    assert.equal((await getTask(solver, taskId)).seed, seedBlock.hash)
+    assert.equal((await getTask(solver, {taskId})).seed, seedBlock.hash)
 
     // The resumed proof is the same proof an uninterrupted run commits, with its schedule.
-    const task = await getTask(solver, taskId)
+    const task = await getTask(solver, {taskId})
     assert.equal(task.status, 'Committed')
     assert.equal(task.checkpointCount, Math.ceil(spec.training.steps / interval) + 1)
     assert.equal(task.checkpointInterval, BigInt(interval))
@@ -233,7 +233,7 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
 
     // A verifier that rejects the honest proof without replaying, with a made-up replay hash.
     await ensureRegistered(liar, 'verifier')
-    await waitUntil(async () => (await liar.publicClient.getBlockNumber({cacheTime: 0})) > (await getTask(liar, taskId)).commitBlock + 1n)
+    await waitUntil(async () => (await liar.publicClient.getBlockNumber({cacheTime: 0})) > (await getTask(liar, {taskId})).commitBlock + 1n)
     await claimVerification(liar, {taskId})
     const lie = keccak256(toHex('a replay that never ran'))
     await postVerdict(liar, {taskId, accepted: false, reportHash: lie, distance: 0n, segment: 1, replayHash: lie})
@@ -244,7 +244,7 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     const events: SolverEvent[] = []
     const solving = runSolver({connection: solver, backend: 'wasm', loop: true, pollMs: 200, signal: stop.signal, onEvent: (event) => events.push(event)})
     try {
-      await waitUntil(async () => (await getTask(solver, taskId)).status === 'Committed', 200_000)
+      await waitUntil(async () => (await getTask(solver, {taskId})).status === 'Committed', 200_000)
     } finally {
       stop.abort()
       await solving
@@ -258,7 +258,7 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     assert.equal(last?.type, 're-verify')
     assert.equal(last?.resolved?.outcome, 'ProverWon')
     // The liar is slashed and barred; the honest proof waits for another verifier.
-    const task = await getTask(solver, taskId)
+    const task = await getTask(solver, {taskId})
     assert.equal(task.proofRoot, solved.proofRoot)
     assert.equal((await getStake(liar, liar.account.address)).locked, 0n)
     assert.equal(

@@ -95,7 +95,7 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     await whistleblower.start()
     const before = await getStake(wb2, wb2.account.address)
     const prover = createDisputeAgent({connection: solver, stance: 'corrupt', corruption, serveCommittee: false})
-    await run(whistleblower, [prover], async () => (await getTask(submitter, bad)).status === 'Submitted')
+    await run(whistleblower, [prover], async () => (await getTask(submitter, {taskId: bad})).status === 'Submitted')
 
     assert.deepEqual([...whistleblower.summary.checked].sort(), [clean, bad].sort(), 'it checked both accepted tasks')
     assert.deepEqual(whistleblower.summary.challenged, [bad])
@@ -116,7 +116,7 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     await griefer.start()
     const before = await getStake(wb1, wb1.account.address)
     const agents = [createDisputeAgent({connection: solver, serveCommittee: false}), ...committee.map((member) => createDisputeAgent({connection: member}))]
-    await run(griefer, agents, async () => (await getTask(submitter, taskId)).status === 'Settled')
+    await run(griefer, agents, async () => (await getTask(submitter, {taskId})).status === 'Settled')
 
     assert.equal(events.some((event) => event.type === 'segment'), false, 'a griefer replays nothing')
     const challenged = events.find((event) => event.type === 'challenged')

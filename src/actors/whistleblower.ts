@@ -128,7 +128,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
       // After a restart: the verified tasks it had challenged still need their settle pump, and a commitment not
       // yet opened is read back from its own sealed log.
       for (const task of await listTasks(connection, {status: ['Verified']})) {
-        const mine = task.accepted ? (await getChallenges(connection, task.id)).find((challenge) => challenge.whistleblower === me) : undefined
+        const mine = task.accepted ? (await getChallenges(connection, {taskId: task.id})).find((challenge) => challenge.whistleblower === me) : undefined
         if (!mine) continue
         challenged.add(task.id)
         seen.add(attemptOf(task))

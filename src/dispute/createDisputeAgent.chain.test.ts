@@ -61,7 +61,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
 
   /** Past the reveal window, settle opens the queued challenge's game. */
   async function openDispute(taskId: bigint): Promise<bigint> {
-    const task = await getTask(submitter, taskId)
+    const task = await getTask(submitter, {taskId})
     const now = await blockNumber()
     if (now <= task.revealEndBlock) await mine(Number(task.revealEndBlock - now) + 1)
     const settled = await settleTask(submitter, {taskId})
@@ -74,7 +74,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     for (let pass = 0; pass < 300; pass++) {
       const before = await blockNumber()
       for (const agent of agents) await agent.poll()
-      const dispute = await getDispute(submitter, disputeId)
+      const dispute = await getDispute(submitter, {disputeId})
       if (dispute.phase === 'Resolved') {
         // One more look, so that every agent sees the outcome (the last vote or timeout may have been another's).
         for (const agent of agents) await agent.poll()
@@ -93,7 +93,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
 
   /** The honest whistleblower re-checks the task and challenges the first segment that does not replay. */
   async function honestChallenge(taskId: bigint): Promise<{segment: number}> {
-    const task = await getTask(whistleblower, taskId)
+    const task = await getTask(whistleblower, {taskId})
     const recheck = await recheckTask(whistleblower, task)
     assert.ok(recheck.mismatch, 'the whistleblower found nothing wrong with a corrupted proof')
     await ensureRegistered(whistleblower, 'whistleblower')
@@ -113,7 +113,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     const taskId = await acceptedTask(honest)
     await ensureRegistered(whistleblower, 'whistleblower')
     const before = {solver: await getStake(solver, solver.account.address), griefer: await getStake(whistleblower, whistleblower.account.address)}
-    await commitAndOpen(whistleblower, await getTask(whistleblower, taskId), {segment: 2, claimedEndHash: keccak256(toHex('made up'))}, {untilBlock: (block) => mineTo(submitter, block)})
+    await commitAndOpen(whistleblower, await getTask(whistleblower, {taskId}), {segment: 2, claimedEndHash: keccak256(toHex('made up'))}, {untilBlock: (block) => mineTo(submitter, block)})
     const disputeId = await openDispute(taskId)
 
     const proverLog: DisputeAgentEvent[] = []
@@ -126,7 +126,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
 
     await settleTask(submitter, {taskId}) // applies the outcome: the deposit is slashed, winner the solver
     await settleTask(submitter, {taskId}) // no challenge left: the task settles accepted
-    assert.equal((await getTask(submitter, taskId)).status, 'Settled')
+    assert.equal((await getTask(submitter, {taskId})).status, 'Settled')
     const after = {solver: await getStake(solver, solver.account.address), griefer: await getStake(whistleblower, whistleblower.account.address)}
     const deposit = parseEther('0.2')
     assert.equal(after.griefer.free + after.griefer.locked, before.griefer.free + before.griefer.locked - deposit, 'the griefer lost exactly its deposit')
@@ -168,7 +168,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.deepEqual((await committeeOf(submitter, disputeId)).members, [])
 
     await settleTask(submitter, {taskId}) // ChallengerWon: solver and verifier slashed, the whistleblower wins, the task reopens
-    const task = await getTask(submitter, taskId)
+    const task = await getTask(submitter, {taskId})
     assert.equal(task.status, 'Submitted')
     const after = await getStake(whistleblower, whistleblower.account.address)
     // winner share (50%) of the solver's 1 ether and the verifier's 0.5 ether, and the deposit back

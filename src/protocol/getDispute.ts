@@ -12,13 +12,25 @@ import {
   type TraceHeader,
   voteNames,
 } from './disputeTypes.js'
-import {isRevert, toProtocolError, UnexpectedChainValueError} from './errors.js'
+import {type ChainError, type ContractRevertError, isRevert, toProtocolError, UnexpectedChainValueError} from './errors.js'
 import {gameAddress} from './gameAddress.js'
 
 type Reader = Pick<Connection, 'publicClient' | 'contracts'>
 
-/** One dispute of the PinpointGame (ids from 1). Throws InvalidInputError (exit 2) for an id never opened. */
-export async function getDispute(connection: Reader, id: bigint): Promise<Dispute> {
+export type GetDisputeParameters = {disputeId: bigint}
+
+export type GetDisputeReturnType = Dispute
+
+export type GetDisputeErrorType = InvalidInputError | ContractRevertError | ChainError | UnexpectedChainValueError
+
+/**
+ * One dispute of the PinpointGame (ids from 1).
+ *
+ * @throws {@link InvalidInputError} (exit 2) for an id never opened
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ * @throws {@link UnexpectedChainValueError} when a phase, outcome or question is one this build does not know
+ */
+export async function getDispute(connection: Reader, {disputeId: id}: GetDisputeParameters): Promise<GetDisputeReturnType> {
   const address = await gameAddress(connection)
   let raw
   try {

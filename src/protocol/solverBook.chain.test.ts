@@ -66,13 +66,13 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
       [first.workUnits, first.maxSteps, first.maxPrice, first.escrow, first.parentId],
       [estimate.workUnits, BigInt(spec.training.steps), maxPriceWei(spec), escrow, 0n],
     )
-    const task = await getTask(submitter, first.taskId)
+    const task = await getTask(submitter, {taskId: first.taskId})
     assert.deepEqual(
       [task.status, task.escrow, task.workUnits, task.maxSteps, task.maxPrice, task.parentId, task.verifierFeeBps, task.price],
       ['Submitted', escrow, estimate.workUnits, BigInt(spec.training.steps), maxPriceWei(spec), 0n, 2000, 0n],
     )
     const second = await submitTask(submitter, spec, {parentId: first.taskId})
-    assert.equal((await getTask(submitter, second.taskId)).parentId, first.taskId)
+    assert.equal((await getTask(submitter, {taskId: second.taskId})).parentId, first.taskId)
   })
 
   it('submitTask refuses a spec beyond a limit of the chain\'s work table before sending anything', async () => {
@@ -99,7 +99,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     const spec = await loadJobSpec(smokeMlp)
     const {taskId} = await submitTask(submitter, spec)
     const claimed = await claimTask(solver, {taskId, secretHash: zeroHash})
-    const price = (await getTask(solver, taskId)).price
+    const price = (await getTask(solver, {taskId})).price
     assert.deepEqual([claimed.price, price], [defaultMarketParams.initialPrice, defaultMarketParams.initialPrice])
     assert.ok(price <= maxPriceWei(spec))
     assert.equal((await getOffer(solver, {solver: solver.account.address})).active, 1)
@@ -125,7 +125,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     )
     const expired = await expireTask(submitter, {taskId})
     assert.deepEqual(expired.outcome, {type: 'timed-out', solver: solver.account.address, slashed: parseEther('0.25')})
-    const task = await getTask(submitter, taskId)
+    const task = await getTask(submitter, {taskId})
     assert.deepEqual([task.status, task.attempts], ['Submitted', 1])
     // Unclaimed past its claim deadline: an expiry with the whole escrow refunded.
     await submitter.publicClient.request({method: 'evm_increaseTime', params: ['0x1000']} as never)

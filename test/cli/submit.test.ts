@@ -138,7 +138,7 @@ describe('gensyn submit --thresholds-from (real anvil)', function () {
     assert.equal(error, undefined)
     const result = JSON.parse(stdout) as {taskId: string; profiles: Hex[]}
     assert.deepEqual(result.profiles, [profileHash])
-    const onChain = await loadTaskSpec(poster, await getTask(poster, BigInt(result.taskId)))
+    const onChain = await loadTaskSpec(poster, await getTask(poster, {taskId: BigInt(result.taskId)}))
     assert.deepEqual(onChain.verification.profiles, [profileHash])
   })
 })

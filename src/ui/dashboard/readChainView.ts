@@ -56,7 +56,7 @@ export function createChainPoller(options: ChainPollerOptions): ChainPoller {
         ids.map(async (id) => {
           const cached = finalTasks.get(id)
           if (cached) return cached
-          const task = await getTask(connection, id)
+          const task = await getTask(connection, {taskId: id})
           const summary = {id, status: task.status, solver: task.solver, verifier: task.verifier, attempts: task.attempts}
           if (finalStatuses.has(task.status)) finalTasks.set(id, summary)
           return summary
