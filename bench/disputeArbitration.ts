@@ -35,9 +35,9 @@ export async function benchArbitration(kernel = 'Relu', step = 60): Promise<Arbi
   try {
     const at = async (account: number) => requireSigner(await connect({stateDir: devnet.stateDir, account}))
     const [submitter, solver, verifier, whistleblower] = await Promise.all([at(1), at(2), at(3), at(7)])
-    await ensureRegistered(solver, 'solver', 4)
-    await ensureRegistered(verifier, 'verifier', 2)
-    await ensureRegistered(whistleblower, 'whistleblower')
+    await ensureRegistered(solver, {role: 'solver', tasks: 4})
+    await ensureRegistered(verifier, {role: 'verifier', tasks: 2})
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
     const spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
     const honest = await trainJob({spec, store: solver.store})
     const segment = Math.floor(step / spec.proof.checkpointInterval)

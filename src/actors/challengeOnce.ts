@@ -74,7 +74,7 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
   if (pending) return openAndPlay(options, task, {taskId: taskId.toString(), checked: [], mismatch: true, challenged: false}, pending)
   if (now.number >= task.challengeEndBlock) throw new BaseError(`task ${taskId}: its challenge window closed at block ${task.challengeEndBlock} (now ${now.number})`)
   if (task.solver === me || task.verifier === me) throw new BaseError(`task ${taskId}: its own solver or verifier cannot challenge it`)
-  await ensureRegistered(connection, 'whistleblower')
+  await ensureRegistered(connection, {role: 'whistleblower'})
 
   const recheck = await recheckTask(connection, task, {
     segmentsToCheck: options.segmentsToCheck,

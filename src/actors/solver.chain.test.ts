@@ -48,7 +48,7 @@ describe('runSolver (real anvil, real training)', function () {
 
   it('resumes an interrupted task from its last stored checkpoint instead of step 0, with the secret of its claim', async () => {
     const spec = await loadJobSpec(smokeMlp)
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
     const interval = spec.proof.checkpointInterval
 
     // First run: Ctrl-C (an abort) once the second checkpoint after step 0 is stored.
@@ -125,7 +125,7 @@ describe('a forced error end to end with one verifier (real anvil, forcedErrorBp
     const [submitter, solver, catcher] = await Promise.all([at(1), at(2), at(3)])
     stopMiner = startMiner(submitter, 500)
     const spec = await loadJobSpec(smokeMlp)
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
     const jackpot = parseEther('2')
     await fundJackpot(submitter, {amount: jackpot})
 
@@ -227,12 +227,12 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     const [submitter, solver, liar] = await Promise.all([at(1), at(2), at(3)])
     stopMiner = startMiner(submitter, 250)
     await selectBackend('wasm')
-    const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
+    const {taskId} = await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
     const [solved] = await runSolver({connection: solver, backend: 'wasm', loop: false})
     assert.equal(solved?.taskId, taskId)
 
     // A verifier that rejects the honest proof without replaying, with a made-up replay hash.
-    await ensureRegistered(liar, 'verifier')
+    await ensureRegistered(liar, {role: 'verifier'})
     await waitUntil(async () => (await liar.publicClient.getBlockNumber({cacheTime: 0})) > (await getTask(liar, {taskId})).commitBlock + 1n)
     await claimVerification(liar, {taskId})
     const lie = keccak256(toHex('a replay that never ran'))

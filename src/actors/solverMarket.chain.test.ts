@@ -59,7 +59,7 @@ describe('runSolver in the market (real anvil, real SolverBook)', function () {
       onEvent(event) {
         events.push(event)
         // With no demand the price falls below the ask; a task (demand, no listed capacity) lifts it back.
-        if (event.type === 'offer-withdrawn' && !submitted) submitted = loadJobSpec(smokeMlp).then(async (spec) => (await submitTask(submitter, spec)).taskId)
+        if (event.type === 'offer-withdrawn' && !submitted) submitted = loadJobSpec(smokeMlp).then(async (spec) => (await submitTask(submitter, {spec})).taskId)
       },
     })
     const taskId = await submitted

@@ -64,7 +64,7 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
     const profile = await profileJob({spec: {...spec, training: {...spec.training, seed: spec.training.seed + 1}}, runtimes: ['cpu', 'wasm'], segments: 2})
     const {profileHash} = await postProfile(verifier, {spec, profile})
 
-    const unpinned = await submitTask(submitter, spec)
+    const unpinned = await submitTask(submitter, {spec})
     await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
     assert.equal((await getTask(verifier, {taskId: unpinned.taskId})).status, 'Committed')
     // The posting binds no job that did not pin it: nothing to judge this one's distances against.
@@ -72,7 +72,7 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
     assert.match(skip?.type === 'skipped' ? skip.reason : '', /^no threshold pinned by the job for cpu.* \+ wasm/)
     assert.equal((await getTask(verifier, {taskId: unpinned.taskId})).status, 'Committed')
 
-    const pinned = await submitTask(submitter, {...spec, verification: {...spec.verification, profiles: [profileHash]}})
+    const pinned = await submitTask(submitter, {spec: {...spec, verification: {...spec.verification, profiles: [profileHash]}}})
     await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
     const [verified] = await runVerifier({connection: verifier, backend: 'wasm', mode: 'tolerance', loop: false})
     assert.equal(verified?.taskId, pinned.taskId)
@@ -89,7 +89,7 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
   it('warns of a pinned profile the store cannot give, and skips the job as one that pins none', async () => {
     const spec = await loadJobSpec(smokeMlp)
     const lost: Hex = `0x${'00'.repeat(31)}02`
-    const {taskId} = await submitTask(submitter, {...spec, verification: {...spec.verification, profiles: [lost]}})
+    const {taskId} = await submitTask(submitter, {spec: {...spec, verification: {...spec.verification, profiles: [lost]}}})
     await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
     const events = await verifyUntilSkipped(taskId)
     const warning = events.find((event) => event.type === 'warning')
@@ -129,7 +129,7 @@ describe('verifier strategies and rejection claims (real anvil, real training an
    * task it takes may be an earlier one a rejection reopened, so the id comes from the solver.
    */
   async function committedTask(solver: SignedConnection, strategy: 'honest' | 'skip-steps'): Promise<bigint> {
-    await submitTask(submitter, await loadJobSpec(smokeMlp))
+    await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
     const [solved] = await runSolver({connection: solver, backend: 'wasm', loop: false, strategy, disputeStance: 'honest'})
     assert.ok(solved)
     assert.equal((await getTask(solver, {taskId: solved.taskId})).status, 'Committed')
@@ -240,7 +240,7 @@ describe('a lazy verifier meets a forced error (real anvil, forcedErrorBps 10000
     const [submitter, solver, lazy, honest] = await Promise.all([at(1), at(2), at(3), at(4)])
     stopMiner = startMiner(submitter, 500)
     await selectBackend('wasm')
-    const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
+    const {taskId} = await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
 
     const stop = new AbortController()
     const lazyEvents: VerifierEvent[] = []

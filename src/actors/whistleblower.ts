@@ -124,7 +124,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
   return {
     summary,
     async start() {
-      await ensureRegistered(connection, 'whistleblower')
+      await ensureRegistered(connection, {role: 'whistleblower'})
       // After a restart: the verified tasks it had challenged still need their settle pump, and a commitment not
       // yet opened is read back from its own sealed log.
       for (const task of await listTasks(connection, {status: ['Verified']})) {
@@ -200,7 +200,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     }
     if (signal?.aborted) return false
     try {
-      await ensureRegistered(connection, 'whistleblower')
+      await ensureRegistered(connection, {role: 'whistleblower'})
       const transaction = await commitChallenge(connection, {task, claim})
       unopened.set(attemptOf(task), {task, claim})
       emit({type: 'committed', taskId: task.id, index: transaction.index, gasUsed: transaction.gasUsed})

@@ -47,8 +47,8 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     ;[submitter, solver, verifier] = await Promise.all([at(1), at(2), at(3)])
     committee = await Promise.all([at(4), at(5), at(6)])
     whistleblower = await at(7)
-    await ensureRegistered(solver, 'solver', 4)
-    for (const member of [verifier, ...committee]) await ensureRegistered(member, 'verifier', 2)
+    await ensureRegistered(solver, {role: 'solver', tasks: 4})
+    for (const member of [verifier, ...committee]) await ensureRegistered(member, {role: 'verifier', tasks: 2})
     spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
     honest = await trainJob({spec, store: solver.store})
   })
@@ -96,7 +96,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     const task = await getTask(whistleblower, {taskId})
     const recheck = await recheckTask(whistleblower, task)
     assert.ok(recheck.mismatch, 'the whistleblower found nothing wrong with a corrupted proof')
-    await ensureRegistered(whistleblower, 'whistleblower')
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
     await commitAndOpen(whistleblower, task, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual}, {untilBlock: (block) => mineTo(submitter, block)})
     return {segment: recheck.mismatch.segment}
   }
@@ -111,7 +111,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
 
   it('an honest prover beats a griefer: made-up hashes narrow to the first step, the committee rejects its graph, its deposit is slashed', async () => {
     const taskId = await acceptedTask(honest)
-    await ensureRegistered(whistleblower, 'whistleblower')
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
     const before = {solver: await getStake(solver, solver.account.address), griefer: await getStake(whistleblower, whistleblower.account.address)}
     await commitAndOpen(whistleblower, await getTask(whistleblower, {taskId}), {segment: 2, claimedEndHash: keccak256(toHex('made up'))}, {untilBlock: (block) => mineTo(submitter, block)})
     const disputeId = await openDispute(taskId)
@@ -152,7 +152,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
   it('a Relu corrupted in training is pinpointed to exactly that operator and the contract decides it on chain', async () => {
     const {proof, corruption, element} = await corruptedProof('Relu', 60)
     const taskId = await acceptedTask(proof)
-    await ensureRegistered(whistleblower, 'whistleblower')
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
     const before = await getStake(whistleblower, whistleblower.account.address)
     const {segment} = await honestChallenge(taskId)
     assert.equal(segment, 1, 'the first segment an honest replay rejects holds the corrupted step')

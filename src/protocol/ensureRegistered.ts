@@ -1,6 +1,6 @@
 import {roleRegistryAbi} from '../chain/generated/index.js'
 import type {SignedConnection} from './connect.js'
-import {toProtocolError} from './errors.js'
+import {toProtocolError, type TransactionErrorType} from './errors.js'
 import {getProtocolParams} from './getProtocolParams.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 import {Role, type RoleName} from './types.js'
@@ -28,12 +28,25 @@ export async function requiredStake(connection: Pick<SignedConnection, 'publicCl
   return role === 'solver' ? params.solverStake : role === 'verifier' ? params.verifierStake : params.challengeDeposit
 }
 
+export type EnsureRegisteredParameters = {
+  role: RoleName
+  /** How many tasks (a whistleblower: challenge deposits) the free stake must cover; default 1. */
+  tasks?: number | undefined
+}
+
+/** The registering or staking transaction, or undefined when the signer already had the role and the stake. */
+export type EnsureRegisteredReturnType = TransactionResult | undefined
+
+export type EnsureRegisteredErrorType = TransactionErrorType
+
 /**
  * Registers the signer for `role` and tops its free stake up to `tasks` times the per-task stake, so an
  * actor can start playing with one command (a whistleblower: `tasks` challenge deposits). Returns the transaction
  * when one was needed.
+ *
+ * @throws {@link TransactionErrorType}: ContractRevertError naming the custom error when the contract reverts, ChainError when the node fails
  */
-export async function ensureRegistered(connection: SignedConnection, role: RoleName, tasks = 1): Promise<TransactionResult | undefined> {
+export async function ensureRegistered(connection: SignedConnection, {role, tasks = 1}: EnsureRegisteredParameters): Promise<EnsureRegisteredReturnType> {
   const address = connection.account.address
   const [roles, stake, perTask] = await Promise.all([
     connection.publicClient.readContract({address: connection.contracts.registry, abi: roleRegistryAbi, functionName: 'rolesOf', args: [address]}),

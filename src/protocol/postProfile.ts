@@ -53,7 +53,7 @@ export async function postProfile(connection: SignedConnection, {spec, profile}:
   const registry = requireThresholdRegistry(connection)
   const linf = profile.thresholds.linf
   if (linf === undefined || !(linf > 0)) throw new InvalidInputError('profile.thresholds.linf: expected a positive threshold to post')
-  await ensureRegistered(connection, 'verifier')
+  await ensureRegistered(connection, {role: 'verifier'})
   const profileHash = await connection.store.putJson(profile)
   const modelClass = modelClassOf(spec)
   const runtimeClass = runtimeClassOf(profile.runtimes)

@@ -60,7 +60,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
   it('submitTask escrows the estimate at the spec\'s maxPrice plus the verifier fee, and records the task\'s work, steps and parent', async () => {
     const spec = await loadJobSpec(smokeMlp)
     const estimate = estimateWork(spec, defaultWorkTable)
-    const first = await submitTask(submitter, spec)
+    const first = await submitTask(submitter, {spec})
     const escrow = escrowFor(estimate.workUnits, maxPriceWei(spec), 2000)
     assert.deepEqual(
       [first.workUnits, first.maxSteps, first.maxPrice, first.escrow, first.parentId],
@@ -71,18 +71,18 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
       [task.status, task.escrow, task.workUnits, task.maxSteps, task.maxPrice, task.parentId, task.verifierFeeBps, task.price],
       ['Submitted', escrow, estimate.workUnits, BigInt(spec.training.steps), maxPriceWei(spec), 0n, 2000, 0n],
     )
-    const second = await submitTask(submitter, spec, {parentId: first.taskId})
+    const second = await submitTask(submitter, {spec, parentId: first.taskId})
     assert.equal((await getTask(submitter, {taskId: second.taskId})).parentId, first.taskId)
   })
 
   it('submitTask refuses a spec beyond a limit of the chain\'s work table before sending anything', async () => {
     const spec = await loadJobSpec(smokeMlp)
     const tooLong = {...spec, training: {...spec.training, steps: 200_000}}
-    await assert.rejects(submitTask(submitter, tooLong), (error: unknown) => error instanceof InvalidInputError)
+    await assert.rejects(submitTask(submitter, {spec: tooLong}), (error: unknown) => error instanceof InvalidInputError)
   })
 
   it('offers: setOffer lists what the stake backs, getOffer reads, getMarketState sees the capacity and demand, withdrawOffer unlists; a claim needs a listed offer', async () => {
-    await ensureRegistered(solver, 'solver', 2)
+    await ensureRegistered(solver, {role: 'solver', tasks: 2})
     const state = await getMarketState(solver)
     assert.equal(state.capacity, 0n)
     assert.ok(state.demand >= 1n, 'the tasks submitted so far weigh in the demand')
@@ -97,7 +97,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
     assert.equal((await getMarketState(solver)).capacity, 2n)
 
     const spec = await loadJobSpec(smokeMlp)
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
     const claimed = await claimTask(solver, {taskId, secretHash: zeroHash})
     const price = (await getTask(solver, {taskId})).price
     assert.deepEqual([claimed.price, price], [defaultMarketParams.initialPrice, defaultMarketParams.initialPrice])
@@ -106,15 +106,15 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
 
     await withdrawOffer(solver)
     assert.deepEqual(await getOffer(solver, {solver: solver.account.address}), {ask: 1n, capacity: 2, active: 1, listed: false})
-    const {taskId: next} = await submitTask(submitter, spec)
+    const {taskId: next} = await submitTask(submitter, {spec})
     await assert.rejects(claimTask(solver, {taskId: next, secretHash: zeroHash}), (error: unknown) => isRevert(error, 'NotListed'))
     await assert.rejects(withdrawOffer(solver), (error: unknown) => isRevert(error, 'NotListed'))
   })
 
   it('expireTask: a claimed task past its training deadline times out (typed outcome), the solver loses timeoutSlashBps of its stake, the task reopens', async () => {
-    await ensureRegistered(solver, 'solver', 2)
+    await ensureRegistered(solver, {role: 'solver', tasks: 2})
     await setOffer(solver, {ask: 1n, capacity: 2})
-    const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
+    const {taskId} = await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
     await claimTask(solver, {taskId, secretHash: zeroHash})
     // training deadline = 1 s + ceil(workUnits / 1e12) s = 2 s.
     await submitter.publicClient.request({method: 'evm_increaseTime', params: ['0x3']} as never)
@@ -135,7 +135,7 @@ describe('protocol: the market (SolverBook, estimates, escrow, timeouts) on anvi
   })
 
   it('pruneOffer: once the solver unbonds the stake behind its offer, anyone unlists it; OfferBacked before', async () => {
-    await ensureRegistered(solver, 'solver', 2)
+    await ensureRegistered(solver, {role: 'solver', tasks: 2})
     await setOffer(solver, {ask: 1n, capacity: 2})
     await assert.rejects(pruneOffer(submitter, {solver: solver.account.address}), (error: unknown) => isRevert(error, 'OfferBacked'))
     const [free] = await solver.publicClient.readContract({address: solver.contracts.registry, abi: roleRegistryAbi, functionName: 'stakeOf', args: [solver.account.address]})

@@ -48,7 +48,7 @@ describe('gensyn solve / verify: adversary flags (real processes)', function () 
     it('verify --strategy lazy --json: accepts a committed proof without replaying, and says so in its events', async () => {
       const submitter = requireSigner(await connect({stateDir: devnet.stateDir, account: 1}))
       const solver = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
-      const {taskId} = await submitTask(submitter, await loadJobSpec('fixtures/jobs/smoke-mlp.yaml'))
+      const {taskId} = await submitTask(submitter, {spec: await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')})
       // The solver waits for the block after its claim's successor: make blocks while it trains.
       const stopMiner = startMiner(submitter, 200)
       try {

@@ -38,7 +38,7 @@ describe('gensyn solve: a process killed mid-task (SIGKILL) resumes from its las
     const solverAddress = devnet.accounts[2]!.address
     const spec = await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')
     const interval = spec.proof.checkpointInterval
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
     // commitProof needs blocks after the claim: the devnet of this test automines only transactions.
     stopMiner = startMiner(submitter, 250)
 

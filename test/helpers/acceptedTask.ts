@@ -28,11 +28,11 @@ export async function acceptedTask(
   proof: Pick<TrainResult, 'proofRoot' | 'manifestHash' | 'manifest'>,
 ): Promise<bigint> {
   const {submitter, solver, verifier} = parties
-  const {taskId} = await submitTask(submitter, spec)
+  const {taskId} = await submitTask(submitter, {spec})
   // A claim needs a listed offer (docs/market.md, section 3), backed by a solverStake per task it lists: at the
   // floor, with room for every task a test holds at once.
-  await ensureRegistered(solver, 'solver', ACCEPTED_TASKS_AT_ONCE)
-  await ensureRegistered(verifier, 'verifier')
+  await ensureRegistered(solver, {role: 'solver', tasks: ACCEPTED_TASKS_AT_ONCE})
+  await ensureRegistered(verifier, {role: 'verifier'})
   if (!(await getOffer(solver, {solver: solver.account.address})).listed) {
     await setOffer(solver, {ask: (await getMarketParams(solver)).priceFloor, capacity: ACCEPTED_TASKS_AT_ONCE})
   }

@@ -22,7 +22,7 @@ const neverErrors = ['SolverRejected', 'EscrowExhausted', 'ParentStoppedEarly'] 
  */
 export async function claimOpenTask(run: SolverRun, task: Task): Promise<boolean> {
   const {connection, me} = run
-  await ensureRegistered(connection, 'solver')
+  await ensureRegistered(connection, {role: 'solver'})
   // The secret is on disk before the claim is sent: a crash right after the claim must not lose it.
   const secret = freshSecret(run.options.seed, task.id)
   const live = (await listTasks(connection)).filter((other) => other.solver === me && !['Settled', 'Expired', 'Submitted'].includes(other.status))

@@ -22,7 +22,7 @@ export async function claimProofVerification(run: VerifierRun, task: Task, plan:
     run.emit({type: 'skipped', taskId: task.id, reason: skip})
     return undefined
   }
-  await ensureRegistered(connection, 'verifier', stakesHeld)
+  await ensureRegistered(connection, {role: 'verifier', tasks: stakesHeld})
   try {
     const claim = await claimVerification(connection, {taskId: task.id})
     run.emit({type: 'claimed', taskId: task.id, randomness: claim.randomness, gasUsed: claim.gasUsed})

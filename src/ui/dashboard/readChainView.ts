@@ -43,7 +43,7 @@ export function createChainPoller(options: ChainPollerOptions): ChainPoller {
       const [balances, count, jackpot, logs] = await Promise.all([
         Promise.all(
           options.addresses.map(async (address) => {
-            const {wallet, credit, stake} = await getAccountMoney(connection, address, blockNumber)
+            const {wallet, credit, stake} = await getAccountMoney(connection, {address, blockNumber})
             return {address, wallet: wallet + credit, stake}
           }),
         ),
