@@ -201,7 +201,7 @@ describe('a forced error end to end with one verifier (real anvil, forcedErrorBp
     assert.deepEqual(reveal.args.catchers, [catcher.account.address])
     const paid = reveal.args.paidEach?.[0] ?? 0n
     assert.equal(paid, parseEther('1'), 'min(jackpotCap = 1 ether, jackpot)')
-    const catcherStakeAfter = await getStake(catcher, catcher.account.address)
+    const catcherStakeAfter = await getStake(catcher, {address: catcher.account.address})
     assert.equal(catcherStakeAfter.locked, 0n)
     assert.equal(catcherStakeAfter.free, 2n * parseEther('0.5') + paid, 'its deposit (two verifier stakes) plus the jackpot')
     // The submitter's follower saw the task through: a settle call finished it.
@@ -237,7 +237,7 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     await claimVerification(liar, {taskId})
     const lie = keccak256(toHex('a replay that never ran'))
     await postVerdict(liar, {taskId, accepted: false, reportHash: lie, distance: 0n, segment: 1, replayHash: lie})
-    const liarLocked = (await getStake(liar, liar.account.address)).locked
+    const liarLocked = (await getStake(liar, {address: liar.account.address})).locked
     assert.ok(liarLocked > 0n)
 
     const stop = new AbortController()
@@ -260,7 +260,7 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     // The liar is slashed and barred; the honest proof waits for another verifier.
     const task = await getTask(solver, {taskId})
     assert.equal(task.proofRoot, solved.proofRoot)
-    assert.equal((await getStake(liar, liar.account.address)).locked, 0n)
+    assert.equal((await getStake(liar, {address: liar.account.address})).locked, 0n)
     assert.equal(
       await liar.publicClient.readContract({address: liar.contracts.market, abi: taskMarketAbi, functionName: 'isVerifierBarred', args: [taskId, liar.account.address]}),
       true,

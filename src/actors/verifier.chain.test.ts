@@ -268,7 +268,7 @@ describe('a lazy verifier meets a forced error (real anvil, forcedErrorBps 10000
     // Slashed: its locked verifier stake is gone (no catcher, so no winner share), and it may not verify the task again.
     const [slash] = await lazy.publicClient.getContractEvents({address: lazy.contracts.market, abi: taskMarketAbi, eventName: 'StakeSlashed', args: {account: lazy.account.address}, fromBlock: devnet.deployBlock})
     assert.equal(slash?.args.amount, parseEther('0.5'))
-    const stake = await getStake(lazy, lazy.account.address)
+    const stake = await getStake(lazy, {address: lazy.account.address})
     assert.deepEqual({free: stake.free, locked: stake.locked}, {free: parseEther('0.5'), locked: 0n}, 'one of its two verifier stakes is gone')
     assert.equal(
       await lazy.publicClient.readContract({address: lazy.contracts.market, abi: taskMarketAbi, functionName: 'isVerifierBarred', args: [taskId, lazy.account.address]}),

@@ -93,7 +93,7 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     const events: WhistleblowerEvent[] = []
     const whistleblower = createWhistleblower({connection: wb2, maxActive: 3, onEvent: (event) => events.push(event)})
     await whistleblower.start()
-    const before = await getStake(wb2, wb2.account.address)
+    const before = await getStake(wb2, {address: wb2.account.address})
     const prover = createDisputeAgent({connection: solver, stance: 'corrupt', corruption, serveCommittee: false})
     await run(whistleblower, [prover], async () => (await getTask(submitter, {taskId: bad})).status === 'Submitted')
 
@@ -104,7 +104,7 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     assert.ok(challenged?.type === 'challenged' && challenged.segment === 1, 'it challenged the segment holding the corrupted step')
     assert.ok(events.some((event) => event.type === 'settle' && event.outcome.type === 'dispute-started'), 'it opened its game with settle')
     assert.ok(events.some((event) => event.type === 'dispute' && event.event.type === 'resolved' && event.event.outcome === 'ChallengerWon'))
-    const after = await getStake(wb2, wb2.account.address)
+    const after = await getStake(wb2, {address: wb2.account.address})
     assert.equal(after.free - before.free, parseEther('0.75'), "the winner's shares of the solver's and the verifier's stakes, and its deposit back")
   })
 
@@ -114,7 +114,7 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     const events: WhistleblowerEvent[] = []
     const griefer = createWhistleblower({connection: wb1, maxActive: 3, strategy: 'griefer', onEvent: (event) => events.push(event)})
     await griefer.start()
-    const before = await getStake(wb1, wb1.account.address)
+    const before = await getStake(wb1, {address: wb1.account.address})
     const agents = [createDisputeAgent({connection: solver, serveCommittee: false}), ...committee.map((member) => createDisputeAgent({connection: member}))]
     await run(griefer, agents, async () => (await getTask(submitter, {taskId})).status === 'Settled')
 
@@ -122,7 +122,7 @@ describe('runWhistleblower: the litepaper strategy on a real chain', function ()
     const challenged = events.find((event) => event.type === 'challenged')
     assert.ok(challenged?.type === 'challenged')
     assert.ok(events.some((event) => event.type === 'dispute' && event.event.type === 'resolved' && event.event.outcome === 'ProverWon'))
-    const after = await getStake(wb1, wb1.account.address)
+    const after = await getStake(wb1, {address: wb1.account.address})
     assert.equal(after.free + after.locked, before.free + before.locked - parseEther('0.2'), 'it lost exactly its deposit')
   })
 

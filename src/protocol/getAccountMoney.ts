@@ -3,16 +3,13 @@ import type {Address} from 'viem'
 import type {Connection} from './connect.js'
 import {getStake} from './ensureRegistered.js'
 import type {ChainError, ContractRevertError} from './errors.js'
+import type {BlockParameter} from './types.js'
 import {getCredit} from './withdrawCredit.js'
 
 /** An account's money at one block: its wallet, what the market credits it (not yet withdrawn), its whole stake. */
 export type AccountMoney = {wallet: bigint; credit: bigint; stake: bigint}
 
-export type GetAccountMoneyParameters = {
-  address: Address
-  /** The block to read at (default: the head). */
-  blockNumber?: bigint | undefined
-}
+export type GetAccountMoneyParameters = {address: Address} & BlockParameter
 
 export type GetAccountMoneyReturnType = AccountMoney
 
@@ -29,8 +26,8 @@ export async function getAccountMoney(connection: Pick<Connection, 'publicClient
   const at = blockNumber === undefined ? {} : {blockNumber}
   const [wallet, credit, stake] = await Promise.all([
     connection.publicClient.getBalance({address, ...at}),
-    getCredit(connection, address, blockNumber),
-    getStake(connection, address, blockNumber),
+    getCredit(connection, {account: address, blockNumber}),
+    getStake(connection, {address, blockNumber}),
   ])
   return {wallet, credit, stake: stake.free + stake.locked + stake.unbonding}
 }

@@ -76,8 +76,18 @@ export async function getDispute(connection: Reader, {disputeId: id}: GetDispute
   }
 }
 
-/** What the current round is about: the step mid (Steps), the disputed step (TraceHeader), the element mid (Operators), the disputed element (Arbitration, Committee). */
-export async function currentIndex(connection: Reader, id: bigint): Promise<bigint> {
+export type CurrentIndexParameters = {disputeId: bigint}
+
+export type CurrentIndexReturnType = bigint
+
+export type CurrentIndexErrorType = ContractRevertError | ChainError
+
+/**
+ * What the current round is about: the step mid (Steps), the disputed step (TraceHeader), the element mid (Operators), the disputed element (Arbitration, Committee).
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ */
+export async function currentIndex(connection: Reader, {disputeId: id}: CurrentIndexParameters): Promise<CurrentIndexReturnType> {
   try {
     return BigInt(await connection.publicClient.readContract({address: await gameAddress(connection), abi: pinpointGameAbi, functionName: 'currentIndex', args: [id]}))
   } catch (error) {
@@ -85,8 +95,19 @@ export async function currentIndex(connection: Reader, id: bigint): Promise<bigi
   }
 }
 
-/** The drawn committee (empty before a draw) and each member's vote. */
-export async function committeeOf(connection: Reader, id: bigint): Promise<Committee> {
+export type CommitteeOfParameters = {disputeId: bigint}
+
+export type CommitteeOfReturnType = Committee
+
+export type CommitteeOfErrorType = ContractRevertError | ChainError | UnexpectedChainValueError
+
+/**
+ * The drawn committee (empty before a draw) and each member's vote.
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ * @throws {@link UnexpectedChainValueError} when a vote is one this build does not know
+ */
+export async function committeeOf(connection: Reader, {disputeId: id}: CommitteeOfParameters): Promise<CommitteeOfReturnType> {
   try {
     const [members, votes] = await connection.publicClient.readContract({address: await gameAddress(connection), abi: pinpointGameAbi, functionName: 'committeeOf', args: [id]})
     return {members: [...members], votes: votes.map((vote) => named(voteNames, vote, 'vote'))}
@@ -104,8 +125,18 @@ export async function disputeCount(connection: Reader): Promise<bigint> {
   }
 }
 
-/** The ids of every dispute opened over a task, oldest first. */
-export async function disputesOfTask(connection: Reader, taskId: bigint): Promise<bigint[]> {
+export type DisputesOfTaskParameters = {taskId: bigint}
+
+export type DisputesOfTaskReturnType = bigint[]
+
+export type DisputesOfTaskErrorType = ContractRevertError | ChainError
+
+/**
+ * The ids of every dispute opened over a task, oldest first.
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ */
+export async function disputesOfTask(connection: Reader, {taskId}: DisputesOfTaskParameters): Promise<DisputesOfTaskReturnType> {
   try {
     return [...(await connection.publicClient.readContract({address: await gameAddress(connection), abi: pinpointGameAbi, functionName: 'disputesOfTask', args: [taskId]}))]
   } catch (error) {

@@ -2,6 +2,7 @@ import {solverBookAbi} from '../chain/generated/index.js'
 import {bookAddress} from './bookAddress.js'
 import type {Connection} from './connect.js'
 import {type ChainError, type ContractRevertError, toProtocolError} from './errors.js'
+import type {BlockParameter} from './types.js'
 
 /**
  * The market's public signal (docs/market.md, section 3), all read at one block: the price a claim in the next
@@ -12,10 +13,7 @@ import {type ChainError, type ContractRevertError, toProtocolError} from './erro
  */
 export type MarketState = {price: bigint; demand: bigint; capacity: bigint; utilizationBps: number; blockNumber: bigint}
 
-export type GetMarketStateParameters = {
-  /** The block to read at (default: the head). */
-  blockNumber?: bigint | undefined
-}
+export type GetMarketStateParameters = BlockParameter
 
 export type GetMarketStateReturnType = MarketState
 

@@ -25,7 +25,7 @@ describe('gensyn credits withdraw (real anvil, real process)', function () {
     // Past the claim deadline (a mined block there, so that the simulation of expire sees it too).
     await submitter.publicClient.request({method: 'evm_mine', params: [`0x${(deadline + 1n).toString(16)}`]} as never)
     await expireTask(submitter, {taskId})
-    assert.equal(await getCredit(submitter, submitter.account.address), escrow, 'the refund is credited, not pushed')
+    assert.equal(await getCredit(submitter, {account: submitter.account.address}), escrow, 'the refund is credited, not pushed')
 
     const to = '0x000000000000000000000000000000000000dEaD'
     const before = await submitter.publicClient.getBalance({address: to})

@@ -9,7 +9,7 @@ import type {DisputeAgentRun} from './types.js'
 /** A committee seat: recompute the disputed thing from the agreed state and vote for whoever matches it. */
 export async function serveCommitteeSeat(agent: DisputeAgentRun, dispute: Dispute, block: bigint): Promise<void> {
   if (dispute.drawAnchor !== 0n) return drawCommitteeIfDue(agent, dispute, block)
-  const committee = await committeeOf(agent.connection, dispute.id)
+  const committee = await committeeOf(agent.connection, {disputeId: dispute.id})
   const seat = committee.members.findIndex((member) => member.toLowerCase() === agent.me)
   if (seat < 0) {
     // Not drawn: the committee is fixed once drawn, so this dispute never concerns us again.
