@@ -35,9 +35,9 @@ export async function benchArbitration(kernel = 'Relu', step = 60): Promise<Arbi
   try {
     const at = async (account: number) => requireSigner(await connect({stateDir: devnet.stateDir, account}))
     const [submitter, solver, verifier, whistleblower] = await Promise.all([at(1), at(2), at(3), at(7)])
-    await ensureRegistered(solver, 'solver', 4)
-    await ensureRegistered(verifier, 'verifier', 2)
-    await ensureRegistered(whistleblower, 'whistleblower')
+    await ensureRegistered(solver, {role: 'solver', tasks: 4})
+    await ensureRegistered(verifier, {role: 'verifier', tasks: 2})
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
     const spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
     const honest = await trainJob({spec, store: solver.store})
     const segment = Math.floor(step / spec.proof.checkpointInterval)
@@ -45,23 +45,23 @@ export async function benchArbitration(kernel = 'Relu', step = 60): Promise<Arbi
     const {corruption, element} = propagatingCorruption(honestTrace, kernel)
     const proof = await trainJobWithOperatorCorruption({spec, store: solver.store, corruption})
     const taskId = await acceptedTask({submitter, solver, verifier}, spec, proof)
-    const task = await getTask(whistleblower, taskId)
+    const task = await getTask(whistleblower, {taskId})
     const recheck = await recheckTask(whistleblower, task)
     if (!recheck.mismatch) throw new Error('the whistleblower found nothing wrong with the corrupted proof')
     await commitAndOpen(whistleblower, task, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual}, {untilBlock: (block) => mineTo(submitter, block)})
-    const revealEnd = (await getTask(submitter, taskId)).revealEndBlock
+    const revealEnd = (await getTask(submitter, {taskId})).revealEndBlock
     await mine(submitter, Number(revealEnd - (await submitter.publicClient.getBlockNumber())) + 1)
     const started = performance.now()
-    const opened = await settleTask(submitter, taskId)
+    const opened = await settleTask(submitter, {taskId})
     if (opened.outcome.type !== 'dispute-started') throw new Error(`settle: ${opened.outcome.type}, expected a dispute to start`)
     const disputeId = opened.outcome.disputeId
     const agents = [createDisputeAgent({connection: solver, stance: 'corrupt', corruption}), createDisputeAgent({connection: whistleblower})]
-    let dispute = await getDispute(submitter, disputeId)
+    let dispute = await getDispute(submitter, {disputeId})
     for (let pass = 0; dispute.phase !== 'Resolved'; pass++) {
       if (pass > 300) throw new Error('the dispute did not resolve')
       const before = await submitter.publicClient.getBlockNumber()
       for (const agent of agents) await agent.poll()
-      dispute = await getDispute(submitter, disputeId)
+      dispute = await getDispute(submitter, {disputeId})
       if (dispute.phase !== 'Resolved' && (await submitter.publicClient.getBlockNumber()) === before) await mine(submitter, 1)
     }
     const seconds = (performance.now() - started) / 1000

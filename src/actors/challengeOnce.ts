@@ -74,7 +74,7 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
   if (pending) return openAndPlay(options, task, {taskId: taskId.toString(), checked: [], mismatch: true, challenged: false}, pending)
   if (now.number >= task.challengeEndBlock) throw new BaseError(`task ${taskId}: its challenge window closed at block ${task.challengeEndBlock} (now ${now.number})`)
   if (task.solver === me || task.verifier === me) throw new BaseError(`task ${taskId}: its own solver or verifier cannot challenge it`)
-  await ensureRegistered(connection, 'whistleblower')
+  await ensureRegistered(connection, {role: 'whistleblower'})
 
   const recheck = await recheckTask(connection, task, {
     segmentsToCheck: options.segmentsToCheck,
@@ -117,13 +117,13 @@ async function playOut(options: ChallengeOnceOptions, task: Task, result: Challe
   })
   for (;;) {
     await agent.poll()
-    const current = await getTask(connection, taskId)
-    const mine = current.proofRoot === task.proofRoot ? (await getChallenges(connection, taskId))[index] : undefined
+    const current = await getTask(connection, {taskId})
+    const mine = current.proofRoot === task.proofRoot ? (await getChallenges(connection, {taskId}))[index] : undefined
     if (mine && mine.disputeId !== 0n) disputeId = mine.disputeId
     if (current.status !== 'Verified' || mine === undefined || mine.state === 'Done' || signal?.aborted) {
       // One more poll so that the agent has seen the outcome of a game another party ended.
       await agent.poll()
-      const outcome = disputeId === undefined ? undefined : (agent.resolved.get(disputeId) ?? (await getDispute(connection, disputeId)).outcome)
+      const outcome = disputeId === undefined ? undefined : (agent.resolved.get(disputeId) ?? (await getDispute(connection, {disputeId})).outcome)
       return {...result, ...(disputeId === undefined ? {} : {disputeId: disputeId.toString()}), ...(outcome ? {outcome} : {}), status: current.status}
     }
     await pumpSettle(connection, [current], await chainTime(connection), (report) => emit({type: 'settle', taskId, gasUsed: report.gasUsed, outcome: report.outcome}))
@@ -133,7 +133,7 @@ async function playOut(options: ChallengeOnceOptions, task: Task, result: Challe
 
 /** A challenge this account committed to on the task's verdict and has not opened yet, read back from the chain. */
 async function pendingClaim(connection: SignedConnection, task: Task): Promise<(ChallengeClaim & {committed: true}) | undefined> {
-  const mine = (await getChallenges(connection, task.id)).find((challenge) => challenge.whistleblower === connection.account.address)
+  const mine = (await getChallenges(connection, {taskId: task.id})).find((challenge) => challenge.whistleblower === connection.account.address)
   if (mine?.state !== 'Committed') return undefined
   const claim = await readCommittedClaim(connection, task)
   if (!claim) throw new BaseError(`task ${task.id}: this account committed a challenge whose claim it cannot read back`)
@@ -142,7 +142,7 @@ async function pendingClaim(connection: SignedConnection, task: Task): Promise<(
 
 async function existingTask(connection: SignedConnection, taskId: bigint): Promise<Task> {
   try {
-    const task = await getTask(connection, taskId)
+    const task = await getTask(connection, {taskId})
     if (task.status === 'None') throw new InvalidInputError(`--task: no task ${taskId} on the market`)
     return task
   } catch (error) {

@@ -28,7 +28,7 @@ export async function commitAndOpen(
   claim: ChallengeClaim,
   options: CommitAndOpenOptions = {},
 ): Promise<TransactionResult & {index: bigint}> {
-  const commit = await commitChallenge(connection, task, claim)
+  const commit = await commitChallenge(connection, {task, claim})
   options.onCommitted?.(commit)
   return openWhenDue(connection, task, claim, options)
 }
@@ -43,7 +43,7 @@ export async function openWhenDue(
   const untilBlock = options.untilBlock ?? ((block: bigint) => pollUntilBlock(connection, block, options.pollMs ?? 250, options.signal))
   // The opening is simulated against the head before it is sent: the head itself must be in the open window.
   await untilBlock(task.challengeEndBlock + 1n)
-  return openChallenge(connection, task, claim)
+  return openChallenge(connection, {task, claim})
 }
 
 async function pollUntilBlock(connection: Pick<SignedConnection, 'publicClient' | 'stallWatch'>, block: bigint, pollMs: number, signal: AbortSignal | undefined): Promise<void> {

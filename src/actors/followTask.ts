@@ -51,7 +51,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
     for (const taskId of options.taskIds) {
       const known = current.get(taskId)
       if (known && (known.status === 'Settled' || known.status === 'Expired')) continue
-      const task = await getTask(connection, taskId)
+      const task = await getTask(connection, {taskId})
       current.set(taskId, task)
       // A reopened or re-verified task passes through a status it had before: report every new attempt too.
       const seen = last.get(taskId)
@@ -76,7 +76,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
         await pumpSettle(connection, [task], now, (report) => emit({type: 'settle', ...report}))
       } else if (now.timestamp > task.deadline || (task.status === 'Submitted' && (await orphaned(task)))) {
         try {
-          const transaction = await expireTask(connection, task.id)
+          const transaction = await expireTask(connection, {taskId: task.id})
           emit({type: 'expired', taskId: task.id, from: task.status, gasUsed: transaction.gasUsed})
         } catch (error) {
           // Another actor moved the task on first, or the deadline was extended by a transition we have not seen.
@@ -90,7 +90,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
   /** A split task whose parent expired, or settled having stopped early, will never start. */
   async function orphaned(task: Task): Promise<boolean> {
     if (task.parentId === 0n) return false
-    const parent = current.get(task.parentId) ?? (await getTask(connection, task.parentId))
+    const parent = current.get(task.parentId) ?? (await getTask(connection, {taskId: task.parentId}))
     return parent.status === 'Expired' || (parent.status === 'Settled' && parent.totalSteps < parent.maxSteps)
   }
 }

@@ -26,7 +26,7 @@ describe('runRoleLoop: a revert on one task (real anvil)', function () {
     devnet = await startLocalDevnet({submitters: 1, solvers: 1, verifiers: 0}, 0, {config: {forcedErrorBps: 0}})
     const submitter = requireSigner(await connect({stateDir: devnet.stateDir, account: 1}))
     solver = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
-    taskId = (await submitTask(submitter, await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')))).taskId
+    taskId = (await submitTask(submitter, {spec: await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))})).taskId
   })
   after(() => devnet?.stop())
 
@@ -44,7 +44,7 @@ describe('runRoleLoop: a revert on one task (real anvil)', function () {
       },
       async work(task: Task) {
         seen.works++
-        await expireTask(solver, task.id)
+        await expireTask(solver, {taskId: task.id})
         return task.id
       },
       onSettled: () => {},

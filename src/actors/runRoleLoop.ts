@@ -76,7 +76,7 @@ export async function pumpSettle(connection: SignedConnection, tasks: readonly T
     // settle needs block.number > revealEndBlock; the transaction lands in a block after the one read.
     if (task.status !== 'Verified' || now.number < task.revealEndBlock) continue
     try {
-      const transaction = await settleTask(connection, task.id)
+      const transaction = await settleTask(connection, {taskId: task.id})
       onSettled({taskId: task.id, gasUsed: transaction.gasUsed, outcome: transaction.outcome})
     } catch (error) {
       if (!isRevert(error, 'InvalidStatus', 'DisputeInProgress', 'SettlementNotReady')) throw error
@@ -95,7 +95,7 @@ export async function pumpExpire(connection: SignedConnection, tasks: readonly T
     // The transaction lands in a later block, whose timestamp is past the one read.
     if (task.status !== 'Claimed' || now.timestamp <= task.deadline) continue
     try {
-      const transaction = await expireTask(connection, task.id)
+      const transaction = await expireTask(connection, {taskId: task.id})
       onExpired?.({taskId: task.id, solver: task.solver, gasUsed: transaction.gasUsed})
     } catch (error) {
       if (!isRevert(error, 'InvalidStatus', 'NotExpirable', 'DeadlineNotReached')) throw error

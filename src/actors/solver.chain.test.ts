@@ -48,7 +48,7 @@ describe('runSolver (real anvil, real training)', function () {
 
   it('resumes an interrupted task from its last stored checkpoint instead of step 0, with the secret of its claim', async () => {
     const spec = await loadJobSpec(smokeMlp)
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
     const interval = spec.proof.checkpointInterval
 
     // First run: Ctrl-C (an abort) once the second checkpoint after step 0 is stored.
@@ -65,7 +65,7 @@ describe('runSolver (real anvil, real training)', function () {
       },
     })
     assert.deepEqual(solvedFirst, [])
-    const claimed = await getTask(solver, taskId)
+    const claimed = await getTask(solver, {taskId})
     assert.equal(claimed.status, 'Claimed')
     const saved = await readSolverState(stateDir, solver.account.address, taskId)
     assert.deepEqual(
@@ -92,10 +92,10 @@ describe('runSolver (real anvil, real training)', function () {
     assert.deepEqual(secondRun.find((event) => event.type === 'coin'), {type: 'coin', taskId, forced: false})
     const seedBlock = await solver.publicClient.getBlock({blockNumber: claimed.claimBlock + 1n})
     assert.equal(secondRun.filter((event) => event.type === 'seed-fixed').length, 1, 'the aging seed was recorded once')
-    assert.equal((await getTask(solver, taskId)).seed, seedBlock.hash)
+    assert.equal((await getTask(solver, {taskId})).seed, seedBlock.hash)
 
     // The resumed proof is the same proof an uninterrupted run commits, with its schedule.
-    const task = await getTask(solver, taskId)
+    const task = await getTask(solver, {taskId})
     assert.equal(task.status, 'Committed')
     assert.equal(task.checkpointCount, Math.ceil(spec.training.steps / interval) + 1)
     assert.equal(task.checkpointInterval, BigInt(interval))
@@ -125,9 +125,9 @@ describe('a forced error end to end with one verifier (real anvil, forcedErrorBp
     const [submitter, solver, catcher] = await Promise.all([at(1), at(2), at(3)])
     stopMiner = startMiner(submitter, 500)
     const spec = await loadJobSpec(smokeMlp)
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
     const jackpot = parseEther('2')
-    await fundJackpot(submitter, jackpot)
+    await fundJackpot(submitter, {amount: jackpot})
 
     // Three actors share this process: load the backend once before they start (selectBackend is not re-entrant).
     await selectBackend('wasm')
@@ -201,7 +201,7 @@ describe('a forced error end to end with one verifier (real anvil, forcedErrorBp
     assert.deepEqual(reveal.args.catchers, [catcher.account.address])
     const paid = reveal.args.paidEach?.[0] ?? 0n
     assert.equal(paid, parseEther('1'), 'min(jackpotCap = 1 ether, jackpot)')
-    const catcherStakeAfter = await getStake(catcher, catcher.account.address)
+    const catcherStakeAfter = await getStake(catcher, {address: catcher.account.address})
     assert.equal(catcherStakeAfter.locked, 0n)
     assert.equal(catcherStakeAfter.free, 2n * parseEther('0.5') + paid, 'its deposit (two verifier stakes) plus the jackpot')
     // The submitter's follower saw the task through: a settle call finished it.
@@ -227,24 +227,24 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     const [submitter, solver, liar] = await Promise.all([at(1), at(2), at(3)])
     stopMiner = startMiner(submitter, 250)
     await selectBackend('wasm')
-    const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
+    const {taskId} = await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
     const [solved] = await runSolver({connection: solver, backend: 'wasm', loop: false})
     assert.equal(solved?.taskId, taskId)
 
     // A verifier that rejects the honest proof without replaying, with a made-up replay hash.
-    await ensureRegistered(liar, 'verifier')
-    await waitUntil(async () => (await liar.publicClient.getBlockNumber({cacheTime: 0})) > (await getTask(liar, taskId)).commitBlock + 1n)
-    await claimVerification(liar, taskId)
+    await ensureRegistered(liar, {role: 'verifier'})
+    await waitUntil(async () => (await liar.publicClient.getBlockNumber({cacheTime: 0})) > (await getTask(liar, {taskId})).commitBlock + 1n)
+    await claimVerification(liar, {taskId})
     const lie = keccak256(toHex('a replay that never ran'))
-    await postVerdict(liar, taskId, {accepted: false, reportHash: lie, distance: 0n, segment: 1, replayHash: lie})
-    const liarLocked = (await getStake(liar, liar.account.address)).locked
+    await postVerdict(liar, {taskId, accepted: false, reportHash: lie, distance: 0n, segment: 1, replayHash: lie})
+    const liarLocked = (await getStake(liar, {address: liar.account.address})).locked
     assert.ok(liarLocked > 0n)
 
     const stop = new AbortController()
     const events: SolverEvent[] = []
     const solving = runSolver({connection: solver, backend: 'wasm', loop: true, pollMs: 200, signal: stop.signal, onEvent: (event) => events.push(event)})
     try {
-      await waitUntil(async () => (await getTask(solver, taskId)).status === 'Committed', 200_000)
+      await waitUntil(async () => (await getTask(solver, {taskId})).status === 'Committed', 200_000)
     } finally {
       stop.abort()
       await solving
@@ -258,9 +258,9 @@ describe('a solver disputes a false rejection of its honest proof (real anvil, r
     assert.equal(last?.type, 're-verify')
     assert.equal(last?.resolved?.outcome, 'ProverWon')
     // The liar is slashed and barred; the honest proof waits for another verifier.
-    const task = await getTask(solver, taskId)
+    const task = await getTask(solver, {taskId})
     assert.equal(task.proofRoot, solved.proofRoot)
-    assert.equal((await getStake(liar, liar.account.address)).locked, 0n)
+    assert.equal((await getStake(liar, {address: liar.account.address})).locked, 0n)
     assert.equal(
       await liar.publicClient.readContract({address: liar.contracts.market, abi: taskMarketAbi, functionName: 'isVerifierBarred', args: [taskId, liar.account.address]}),
       true,

@@ -55,5 +55,5 @@ async function solveTask(run: SolverRun, task: Task, alreadyClaimed: boolean): P
   if (!alreadyClaimed && !(await claimOpenTask(run, task))) return undefined
   const result = await trainTask(run, task)
   if (result === undefined || run.signal?.aborted) return undefined
-  return commitTrainedProof(run, await getTask(run.connection, task.id), result)
+  return commitTrainedProof(run, await getTask(run.connection, {taskId: task.id}), result)
 }

@@ -59,7 +59,7 @@ describe('runSolver in the market (real anvil, real SolverBook)', function () {
       onEvent(event) {
         events.push(event)
         // With no demand the price falls below the ask; a task (demand, no listed capacity) lifts it back.
-        if (event.type === 'offer-withdrawn' && !submitted) submitted = loadJobSpec(smokeMlp).then(async (spec) => (await submitTask(submitter, spec)).taskId)
+        if (event.type === 'offer-withdrawn' && !submitted) submitted = loadJobSpec(smokeMlp).then(async (spec) => (await submitTask(submitter, {spec})).taskId)
       },
     })
     const taskId = await submitted
@@ -73,7 +73,7 @@ describe('runSolver in the market (real anvil, real SolverBook)', function () {
     const claimed = events.find((event) => event.type === 'claimed')
     assert.ok(claimed?.type === 'claimed' && claimed.price >= ask)
     assert.equal(solved[0]?.taskId, taskId)
-    const task = await getTask(solver, taskId)
+    const task = await getTask(solver, {taskId})
     assert.equal(task.price, claimed.price)
     assert.equal(task.status, 'Committed')
   })
@@ -120,6 +120,6 @@ describe('runSolver in the market (real anvil, real SolverBook)', function () {
     assert.ok(warning?.type === 'warning')
     assert.match(warning.message, new RegExp(`declares ${declared} work units, its spec needs ${workUnits} by our estimate: not claimed`))
     assert.equal(events.some((event) => event.type === 'claimed' && event.taskId === taskId), false)
-    assert.equal((await getTask(solver, taskId)).status, 'Submitted')
+    assert.equal((await getTask(solver, {taskId})).status, 'Submitted')
   })
 })

@@ -62,41 +62,41 @@ describe('runVerifier in tolerance mode (real anvil, cpu training, wasm replay)'
     const spec = await loadJobSpec(smokeMlp)
     // Profile on another seed (so the thresholds are not fitted to the proofs) and post it before any job.
     const profile = await profileJob({spec: {...spec, training: {...spec.training, seed: spec.training.seed + 1}}, runtimes: ['cpu', 'wasm'], segments: 2})
-    const {profileHash} = await postProfile(verifier, spec, profile)
+    const {profileHash} = await postProfile(verifier, {spec, profile})
 
-    const unpinned = await submitTask(submitter, spec)
+    const unpinned = await submitTask(submitter, {spec})
     await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
-    assert.equal((await getTask(verifier, unpinned.taskId)).status, 'Committed')
+    assert.equal((await getTask(verifier, {taskId: unpinned.taskId})).status, 'Committed')
     // The posting binds no job that did not pin it: nothing to judge this one's distances against.
     const skip = (await verifyUntilSkipped(unpinned.taskId)).find((event) => event.type === 'skipped')
     assert.match(skip?.type === 'skipped' ? skip.reason : '', /^no threshold pinned by the job for cpu.* \+ wasm/)
-    assert.equal((await getTask(verifier, unpinned.taskId)).status, 'Committed')
+    assert.equal((await getTask(verifier, {taskId: unpinned.taskId})).status, 'Committed')
 
-    const pinned = await submitTask(submitter, {...spec, verification: {...spec.verification, profiles: [profileHash]}})
+    const pinned = await submitTask(submitter, {spec: {...spec, verification: {...spec.verification, profiles: [profileHash]}}})
     await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
     const [verified] = await runVerifier({connection: verifier, backend: 'wasm', mode: 'tolerance', loop: false})
     assert.equal(verified?.taskId, pinned.taskId)
     assert.equal(verified.accepted, true)
-    const task = await getTask(verifier, pinned.taskId)
+    const task = await getTask(verifier, {taskId: pinned.taskId})
     assert.equal(task.status, 'Verified')
     assert.equal(task.accepted, true)
     assert.equal(task.rejectSegment, 0)
     assert.equal(task.rejectReplayHash, zeroHash)
     assert.ok(task.distance > 0n, 'cpu and wasm replays matched bit for bit: nothing was tolerated')
-    assert.equal((await getTask(verifier, unpinned.taskId)).status, 'Committed', 'the unpinned job is still left to others')
+    assert.equal((await getTask(verifier, {taskId: unpinned.taskId})).status, 'Committed', 'the unpinned job is still left to others')
   })
 
   it('warns of a pinned profile the store cannot give, and skips the job as one that pins none', async () => {
     const spec = await loadJobSpec(smokeMlp)
     const lost: Hex = `0x${'00'.repeat(31)}02`
-    const {taskId} = await submitTask(submitter, {...spec, verification: {...spec.verification, profiles: [lost]}})
+    const {taskId} = await submitTask(submitter, {spec: {...spec, verification: {...spec.verification, profiles: [lost]}}})
     await runSolver({connection: solver, backend: 'cpu', loop: false, capacity: tasksHeld})
     const events = await verifyUntilSkipped(taskId)
     const warning = events.find((event) => event.type === 'warning')
     assert.match(warning?.type === 'warning' ? warning.message : '', new RegExp(`^pinned profile ${lost} passed over: `))
     const skip = events.find((event) => event.type === 'skipped')
     assert.match(skip?.type === 'skipped' ? skip.reason : '', /^no threshold pinned by the job/)
-    assert.equal((await getTask(verifier, taskId)).status, 'Committed')
+    assert.equal((await getTask(verifier, {taskId})).status, 'Committed')
   })
 })
 
@@ -129,10 +129,10 @@ describe('verifier strategies and rejection claims (real anvil, real training an
    * task it takes may be an earlier one a rejection reopened, so the id comes from the solver.
    */
   async function committedTask(solver: SignedConnection, strategy: 'honest' | 'skip-steps'): Promise<bigint> {
-    await submitTask(submitter, await loadJobSpec(smokeMlp))
+    await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
     const [solved] = await runSolver({connection: solver, backend: 'wasm', loop: false, strategy, disputeStance: 'honest'})
     assert.ok(solved)
-    assert.equal((await getTask(solver, solved.taskId)).status, 'Committed')
+    assert.equal((await getTask(solver, {taskId: solved.taskId})).status, 'Committed')
     return solved.taskId
   }
 
@@ -143,7 +143,7 @@ describe('verifier strategies and rejection claims (real anvil, real training an
     assert.equal(verified?.taskId, taskId)
     assert.equal(verified.accepted, false)
 
-    const task = await getTask(honestVerifier, taskId)
+    const task = await getTask(honestVerifier, {taskId})
     assert.equal(task.status, 'Verified')
     assert.equal(task.accepted, false)
     // skip-steps fakes every segment: the first one replayed (the lowest sampled) fails.
@@ -171,7 +171,7 @@ describe('verifier strategies and rejection claims (real anvil, real training an
     assert.equal(verified?.taskId, taskId)
     assert.deepEqual({accepted: verified.accepted, replayed: verified.replayed}, {accepted: true, replayed: false})
     assert.equal(events.some((event) => event.type === 'segment'), false, 'a lazy verifier replayed a segment')
-    const task = await getTask(lazyVerifier, taskId)
+    const task = await getTask(lazyVerifier, {taskId})
     assert.deepEqual({status: task.status, accepted: task.accepted, distance: task.distance}, {status: 'Verified', accepted: true, distance: 0n})
     const report = await lazyVerifier.store.getJson<{replayed: boolean; strategy: string; segments: unknown[]}>(task.reportHash)
     assert.deepEqual({replayed: report.replayed, strategy: report.strategy, segments: report.segments}, {replayed: false, strategy: 'lazy', segments: []})
@@ -240,7 +240,7 @@ describe('a lazy verifier meets a forced error (real anvil, forcedErrorBps 10000
     const [submitter, solver, lazy, honest] = await Promise.all([at(1), at(2), at(3), at(4)])
     stopMiner = startMiner(submitter, 500)
     await selectBackend('wasm')
-    const {taskId} = await submitTask(submitter, await loadJobSpec(smokeMlp))
+    const {taskId} = await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
 
     const stop = new AbortController()
     const lazyEvents: VerifierEvent[] = []
@@ -268,7 +268,7 @@ describe('a lazy verifier meets a forced error (real anvil, forcedErrorBps 10000
     // Slashed: its locked verifier stake is gone (no catcher, so no winner share), and it may not verify the task again.
     const [slash] = await lazy.publicClient.getContractEvents({address: lazy.contracts.market, abi: taskMarketAbi, eventName: 'StakeSlashed', args: {account: lazy.account.address}, fromBlock: devnet.deployBlock})
     assert.equal(slash?.args.amount, parseEther('0.5'))
-    const stake = await getStake(lazy, lazy.account.address)
+    const stake = await getStake(lazy, {address: lazy.account.address})
     assert.deepEqual({free: stake.free, locked: stake.locked}, {free: parseEther('0.5'), locked: 0n}, 'one of its two verifier stakes is gone')
     assert.equal(
       await lazy.publicClient.readContract({address: lazy.contracts.market, abi: taskMarketAbi, functionName: 'isVerifierBarred', args: [taskId, lazy.account.address]}),

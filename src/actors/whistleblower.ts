@@ -124,11 +124,11 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
   return {
     summary,
     async start() {
-      await ensureRegistered(connection, 'whistleblower')
+      await ensureRegistered(connection, {role: 'whistleblower'})
       // After a restart: the verified tasks it had challenged still need their settle pump, and a commitment not
       // yet opened is read back from its own sealed log.
       for (const task of await listTasks(connection, {status: ['Verified']})) {
-        const mine = task.accepted ? (await getChallenges(connection, task.id)).find((challenge) => challenge.whistleblower === me) : undefined
+        const mine = task.accepted ? (await getChallenges(connection, {taskId: task.id})).find((challenge) => challenge.whistleblower === me) : undefined
         if (!mine) continue
         challenged.add(task.id)
         seen.add(attemptOf(task))
@@ -200,8 +200,8 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     }
     if (signal?.aborted) return false
     try {
-      await ensureRegistered(connection, 'whistleblower')
-      const transaction = await commitChallenge(connection, task, claim)
+      await ensureRegistered(connection, {role: 'whistleblower'})
+      const transaction = await commitChallenge(connection, {task, claim})
       unopened.set(attemptOf(task), {task, claim})
       emit({type: 'committed', taskId: task.id, index: transaction.index, gasUsed: transaction.gasUsed})
       return true
@@ -235,7 +235,7 @@ async function openDue(connection: SignedConnection, unopened: Unopened, tasks: 
     if (head <= current.challengeEndBlock) continue
     unopened.delete(attempt)
     try {
-      const transaction = await openChallenge(connection, current, claim)
+      const transaction = await openChallenge(connection, {task: current, claim})
       emit({type: 'challenged', taskId: task.id, segment: claim.segment, claimedEndHash: claim.claimedEndHash, index: transaction.index, gasUsed: transaction.gasUsed})
     } catch (error) {
       if (!isRevert(error, 'OutsideOpenWindow', 'AlreadyOpened', 'InvalidStatus')) throw error

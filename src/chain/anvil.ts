@@ -5,7 +5,7 @@ import path from 'node:path'
 import {createAnvil as createViemAnvil, type CreateAnvilOptions as ViemAnvilOptions} from '@viem/anvil'
 
 import {BaseError} from '../errors/base.js'
-import {AnvilNotStartedError, AnvilStartError} from './errors.js'
+import {AnvilNotStartedError, AnvilStartError, RpcNotReadyError} from './errors.js'
 import {findAnvilBinary} from './findAnvilBinary.js'
 import {keepStateDump, recoverStateDump, workingDumpPath} from './stateDump.js'
 
@@ -538,7 +538,7 @@ async function waitForRpc(rpcUrl: string, timeoutMs: number): Promise<number> {
     }
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
-  throw new Error(
+  throw new RpcNotReadyError(
     `no answer to eth_chainId on ${rpcUrl} within ${timeoutMs} ms (${lastError instanceof Error ? lastError.message : String(lastError)})`,
   )
 }

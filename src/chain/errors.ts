@@ -59,6 +59,11 @@ export class DevnetConfigError extends BaseError {
   }
 }
 
+/** anvil's JSON-RPC endpoint gave no eth_chainId answer in time (AnvilStartError wraps it with anvil's output). */
+export class RpcNotReadyError extends BaseError {
+  override name = 'RpcNotReadyError'
+}
+
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? text
 }

@@ -58,7 +58,7 @@ export default class Profile extends BaseCommand {
     if (unknown !== undefined) throw new InvalidInputError(`--runtimes: expected names from ${backendNames.join(', ')}, got "${unknown}"`)
     const taskId = flags.task === undefined ? undefined : parseTaskId(flags.task)
     const connection = taskId === undefined && !flags.post ? undefined : requireSigner(await connect({...connectOptionsFrom(flags, true), thresholds: flags['threshold-registry']}))
-    const spec = taskId !== undefined && connection ? await loadTaskSpec(connection, await getTask(connection, taskId)) : await loadLocalJob(flags.job!)
+    const spec = taskId !== undefined && connection ? await loadTaskSpec(connection, await getTask(connection, {taskId})) : await loadLocalJob(flags.job!)
     const unmapped = unmappedDataNotice(spec, 'these thresholds are for raw data; `gensyn profile --task ID` profiles a submitted task on its mapped data')
     if (unmapped) this.warn(unmapped)
     const warnings = unmapped ? [unmapped] : []
@@ -92,7 +92,7 @@ export default class Profile extends BaseCommand {
     this.log(`rule: ${result.rule}`)
     if (flags.out) this.log(`wrote ${flags.out}`)
     if (!connection) return result
-    const posted = await postProfile(connection, spec, result)
+    const posted = await postProfile(connection, {spec, profile: result})
     this.log(`posted threshold ${result.thresholds.linf?.toExponential(3)} (l∞) for model class ${posted.modelClass.slice(0, 10)}… and runtime class ${posted.runtimeClass.slice(0, 10)}…; profile ${posted.profileHash}`)
     const {transaction, ...onChain} = posted
     return {...result, posted: {...onChain, transactionHash: transaction.hash, gasUsed: transaction.gasUsed}}

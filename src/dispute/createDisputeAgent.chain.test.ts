@@ -47,8 +47,8 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     ;[submitter, solver, verifier] = await Promise.all([at(1), at(2), at(3)])
     committee = await Promise.all([at(4), at(5), at(6)])
     whistleblower = await at(7)
-    await ensureRegistered(solver, 'solver', 4)
-    for (const member of [verifier, ...committee]) await ensureRegistered(member, 'verifier', 2)
+    await ensureRegistered(solver, {role: 'solver', tasks: 4})
+    for (const member of [verifier, ...committee]) await ensureRegistered(member, {role: 'verifier', tasks: 2})
     spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
     honest = await trainJob({spec, store: solver.store})
   })
@@ -61,10 +61,10 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
 
   /** Past the reveal window, settle opens the queued challenge's game. */
   async function openDispute(taskId: bigint): Promise<bigint> {
-    const task = await getTask(submitter, taskId)
+    const task = await getTask(submitter, {taskId})
     const now = await blockNumber()
     if (now <= task.revealEndBlock) await mine(Number(task.revealEndBlock - now) + 1)
-    const settled = await settleTask(submitter, taskId)
+    const settled = await settleTask(submitter, {taskId})
     assert.equal(settled.outcome.type, 'dispute-started')
     return (settled.outcome as {disputeId: bigint}).disputeId
   }
@@ -74,7 +74,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     for (let pass = 0; pass < 300; pass++) {
       const before = await blockNumber()
       for (const agent of agents) await agent.poll()
-      const dispute = await getDispute(submitter, disputeId)
+      const dispute = await getDispute(submitter, {disputeId})
       if (dispute.phase === 'Resolved') {
         // One more look, so that every agent sees the outcome (the last vote or timeout may have been another's).
         for (const agent of agents) await agent.poll()
@@ -93,10 +93,10 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
 
   /** The honest whistleblower re-checks the task and challenges the first segment that does not replay. */
   async function honestChallenge(taskId: bigint): Promise<{segment: number}> {
-    const task = await getTask(whistleblower, taskId)
+    const task = await getTask(whistleblower, {taskId})
     const recheck = await recheckTask(whistleblower, task)
     assert.ok(recheck.mismatch, 'the whistleblower found nothing wrong with a corrupted proof')
-    await ensureRegistered(whistleblower, 'whistleblower')
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
     await commitAndOpen(whistleblower, task, {segment: recheck.mismatch.segment, claimedEndHash: recheck.mismatch.actual}, {untilBlock: (block) => mineTo(submitter, block)})
     return {segment: recheck.mismatch.segment}
   }
@@ -111,9 +111,9 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
 
   it('an honest prover beats a griefer: made-up hashes narrow to the first step, the committee rejects its graph, its deposit is slashed', async () => {
     const taskId = await acceptedTask(honest)
-    await ensureRegistered(whistleblower, 'whistleblower')
-    const before = {solver: await getStake(solver, solver.account.address), griefer: await getStake(whistleblower, whistleblower.account.address)}
-    await commitAndOpen(whistleblower, await getTask(whistleblower, taskId), {segment: 2, claimedEndHash: keccak256(toHex('made up'))}, {untilBlock: (block) => mineTo(submitter, block)})
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
+    const before = {solver: await getStake(solver, {address: solver.account.address}), griefer: await getStake(whistleblower, {address: whistleblower.account.address})}
+    await commitAndOpen(whistleblower, await getTask(whistleblower, {taskId}), {segment: 2, claimedEndHash: keccak256(toHex('made up'))}, {untilBlock: (block) => mineTo(submitter, block)})
     const disputeId = await openDispute(taskId)
 
     const proverLog: DisputeAgentEvent[] = []
@@ -121,13 +121,13 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.equal(dispute.outcome, 'ProverWon')
     assert.equal(dispute.question, 'Graph')
     assert.equal(dispute.step, BigInt(2 * spec.proof.checkpointInterval), 'every made-up state differs, so the dispute narrows to the first step of the segment')
-    assert.deepEqual((await committeeOf(submitter, disputeId)).votes, ['prover', 'prover', 'prover'])
+    assert.deepEqual((await committeeOf(submitter, {disputeId})).votes, ['prover', 'prover', 'prover'])
     assert.ok(proverLog.some((event) => event.type === 'resolved' && event.won === true))
 
-    await settleTask(submitter, taskId) // applies the outcome: the deposit is slashed, winner the solver
-    await settleTask(submitter, taskId) // no challenge left: the task settles accepted
-    assert.equal((await getTask(submitter, taskId)).status, 'Settled')
-    const after = {solver: await getStake(solver, solver.account.address), griefer: await getStake(whistleblower, whistleblower.account.address)}
+    await settleTask(submitter, {taskId}) // applies the outcome: the deposit is slashed, winner the solver
+    await settleTask(submitter, {taskId}) // no challenge left: the task settles accepted
+    assert.equal((await getTask(submitter, {taskId})).status, 'Settled')
+    const after = {solver: await getStake(solver, {address: solver.account.address}), griefer: await getStake(whistleblower, {address: whistleblower.account.address})}
     const deposit = parseEther('0.2')
     assert.equal(after.griefer.free + after.griefer.locked, before.griefer.free + before.griefer.locked - deposit, 'the griefer lost exactly its deposit')
     // its stake for the task unlocked, plus the winner's share (slashWinnerBps 50%) of the deposit
@@ -152,8 +152,8 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
   it('a Relu corrupted in training is pinpointed to exactly that operator and the contract decides it on chain', async () => {
     const {proof, corruption, element} = await corruptedProof('Relu', 60)
     const taskId = await acceptedTask(proof)
-    await ensureRegistered(whistleblower, 'whistleblower')
-    const before = await getStake(whistleblower, whistleblower.account.address)
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
+    const before = await getStake(whistleblower, {address: whistleblower.account.address})
     const {segment} = await honestChallenge(taskId)
     assert.equal(segment, 1, 'the first segment an honest replay rejects holds the corrupted step')
     const disputeId = await openDispute(taskId)
@@ -165,12 +165,12 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.equal(dispute.element, element, 'the operators narrowed to the corrupted Relu')
     assert.equal(dispute.question, 'None', 'no committee was needed')
     assert.ok([...proverLog, ...challengerLog].some((event) => event.type === 'move' && event.move === 'arbitrate'), 'the contract re-executed the Relu')
-    assert.deepEqual((await committeeOf(submitter, disputeId)).members, [])
+    assert.deepEqual((await committeeOf(submitter, {disputeId})).members, [])
 
-    await settleTask(submitter, taskId) // ChallengerWon: solver and verifier slashed, the whistleblower wins, the task reopens
-    const task = await getTask(submitter, taskId)
+    await settleTask(submitter, {taskId}) // ChallengerWon: solver and verifier slashed, the whistleblower wins, the task reopens
+    const task = await getTask(submitter, {taskId})
     assert.equal(task.status, 'Submitted')
-    const after = await getStake(whistleblower, whistleblower.account.address)
+    const after = await getStake(whistleblower, {address: whistleblower.account.address})
     // winner share (50%) of the solver's 1 ether and the verifier's 0.5 ether, and the deposit back
     assert.equal(after.free + after.locked - (before.free + before.locked), parseEther('0.75'))
     assert.equal(after.locked, before.locked)
@@ -188,7 +188,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.equal(dispute.step, BigInt(spec.proof.checkpointInterval - 1), 'every state but the committed end agreed: the last step is disputed')
     assert.equal(dispute.proverNext, wrong.checkpoints[1]!.hash)
     assert.equal(dispute.element, dispute.proverHeader.opCount + 1, 'every operator output agreed')
-    assert.deepEqual((await committeeOf(submitter, disputeId)).votes, ['challenger', 'challenger', 'challenger'])
+    assert.deepEqual((await committeeOf(submitter, {disputeId})).votes, ['challenger', 'challenger', 'challenger'])
   })
 
   it('a MatMul corrupted in training is pinpointed to exactly that operator and a committee of 3 decides it', async () => {
@@ -202,7 +202,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.equal(dispute.step, BigInt(corruption.step))
     assert.equal(dispute.element, element, 'the operators narrowed to the corrupted BatchMatMul')
     assert.equal(dispute.question, 'Operator')
-    const seats = await committeeOf(submitter, disputeId)
+    const seats = await committeeOf(submitter, {disputeId})
     assert.equal(seats.members.length, 3)
     assert.deepEqual(seats.votes, ['challenger', 'challenger', 'challenger'])
     assert.ok(!seats.members.some((member) => member.toLowerCase() === verifier.account.address.toLowerCase()), "the task's verifier is never drawn")

@@ -1,5 +1,6 @@
 import {BaseError as ViemBaseError, ContractFunctionRevertedError} from 'viem'
 
+import type {ReceiptTimeoutError, RpcGaveUpError} from '../chain/errors.js'
 import {BaseError} from '../errors/base.js'
 
 /** A contract call reverted with one of the custom errors of contracts/*.sol. */
@@ -20,6 +21,22 @@ export class ContractRevertError extends BaseError {
 export class ChainError extends BaseError {
   override name = 'ChainError'
 }
+
+/** A transaction mined but its receipt lacks the event the contract always emits on that path. */
+export class MissingEventError extends ChainError {
+  override name = 'MissingEventError'
+  constructor(shortMessage: string) {
+    super(shortMessage, {details: 'the deployed contracts may not match the ABI this build was generated from'})
+  }
+}
+
+/** The chain returned a value (an enum index, a stored hash) this build does not know or did not expect. */
+export class UnexpectedChainValueError extends ChainError {
+  override name = 'UnexpectedChainValueError'
+}
+
+/** What a protocol action that sends a transaction can throw (see sendContractTransaction). */
+export type TransactionErrorType = ContractRevertError | ChainError | ReceiptTimeoutError | RpcGaveUpError
 
 /** Turns a viem failure into a one-line gensyn error that names the reverted custom error. */
 export function toProtocolError(functionName: string, error: unknown): BaseError {

@@ -28,7 +28,7 @@ export type FetchModelResult = {
  */
 export async function fetchModel(options: {connection: Connection; taskId: bigint; outDir: string; force?: boolean; key?: PrivacyKey | undefined}): Promise<FetchModelResult> {
   const {connection, taskId} = options
-  const task = await getTask(connection, taskId)
+  const task = await getTask(connection, {taskId})
   const delivered = task.status === 'Settled' && task.accepted
   if (!delivered && !(options.force && task.checkpointCount > 0)) {
     throw new BaseError(`task ${taskId}: no accepted model yet (status ${task.status}${task.status === 'Settled' ? ', rejected' : ''})`, {

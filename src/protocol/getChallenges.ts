@@ -3,7 +3,7 @@ import type {Address, Hex} from 'viem'
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {type DisputeOutcome, disputeOutcomes} from './disputeTypes.js'
-import {toProtocolError} from './errors.js'
+import {type ChainError, type ContractRevertError, toProtocolError} from './errors.js'
 
 /** Mirrors `TaskMarket.ChallengeState`. */
 export const challengeStates = ['Committed', 'Queued', 'Playing', 'Done'] as const
@@ -26,8 +26,18 @@ export type Challenge = {
   disputeId: bigint
 }
 
-/** The challenges committed on a task's current attempt, in commit order (a reopening clears them). */
-export async function getChallenges(connection: Pick<Connection, 'publicClient' | 'contracts'>, taskId: bigint): Promise<Challenge[]> {
+export type GetChallengesParameters = {taskId: bigint}
+
+export type GetChallengesReturnType = Challenge[]
+
+export type GetChallengesErrorType = ContractRevertError | ChainError
+
+/**
+ * The challenges committed on a task's current attempt, in commit order (a reopening clears them).
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ */
+export async function getChallenges(connection: Pick<Connection, 'publicClient' | 'contracts'>, {taskId}: GetChallengesParameters): Promise<GetChallengesReturnType> {
   try {
     const raw = await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'challengesOf', args: [taskId]})
     return raw.map((challenge, index) => ({

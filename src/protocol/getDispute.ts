@@ -12,13 +12,25 @@ import {
   type TraceHeader,
   voteNames,
 } from './disputeTypes.js'
-import {isRevert, toProtocolError} from './errors.js'
+import {type ChainError, type ContractRevertError, isRevert, toProtocolError, UnexpectedChainValueError} from './errors.js'
 import {gameAddress} from './gameAddress.js'
 
 type Reader = Pick<Connection, 'publicClient' | 'contracts'>
 
-/** One dispute of the PinpointGame (ids from 1). Throws InvalidInputError (exit 2) for an id never opened. */
-export async function getDispute(connection: Reader, id: bigint): Promise<Dispute> {
+export type GetDisputeParameters = {disputeId: bigint}
+
+export type GetDisputeReturnType = Dispute
+
+export type GetDisputeErrorType = InvalidInputError | ContractRevertError | ChainError | UnexpectedChainValueError
+
+/**
+ * One dispute of the PinpointGame (ids from 1).
+ *
+ * @throws {@link InvalidInputError} (exit 2) for an id never opened
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ * @throws {@link UnexpectedChainValueError} when a phase, outcome or question is one this build does not know
+ */
+export async function getDispute(connection: Reader, {disputeId: id}: GetDisputeParameters): Promise<GetDisputeReturnType> {
   const address = await gameAddress(connection)
   let raw
   try {
@@ -64,8 +76,18 @@ export async function getDispute(connection: Reader, id: bigint): Promise<Disput
   }
 }
 
-/** What the current round is about: the step mid (Steps), the disputed step (TraceHeader), the element mid (Operators), the disputed element (Arbitration, Committee). */
-export async function currentIndex(connection: Reader, id: bigint): Promise<bigint> {
+export type CurrentIndexParameters = {disputeId: bigint}
+
+export type CurrentIndexReturnType = bigint
+
+export type CurrentIndexErrorType = ContractRevertError | ChainError
+
+/**
+ * What the current round is about: the step mid (Steps), the disputed step (TraceHeader), the element mid (Operators), the disputed element (Arbitration, Committee).
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ */
+export async function currentIndex(connection: Reader, {disputeId: id}: CurrentIndexParameters): Promise<CurrentIndexReturnType> {
   try {
     return BigInt(await connection.publicClient.readContract({address: await gameAddress(connection), abi: pinpointGameAbi, functionName: 'currentIndex', args: [id]}))
   } catch (error) {
@@ -73,8 +95,19 @@ export async function currentIndex(connection: Reader, id: bigint): Promise<bigi
   }
 }
 
-/** The drawn committee (empty before a draw) and each member's vote. */
-export async function committeeOf(connection: Reader, id: bigint): Promise<Committee> {
+export type CommitteeOfParameters = {disputeId: bigint}
+
+export type CommitteeOfReturnType = Committee
+
+export type CommitteeOfErrorType = ContractRevertError | ChainError | UnexpectedChainValueError
+
+/**
+ * The drawn committee (empty before a draw) and each member's vote.
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ * @throws {@link UnexpectedChainValueError} when a vote is one this build does not know
+ */
+export async function committeeOf(connection: Reader, {disputeId: id}: CommitteeOfParameters): Promise<CommitteeOfReturnType> {
   try {
     const [members, votes] = await connection.publicClient.readContract({address: await gameAddress(connection), abi: pinpointGameAbi, functionName: 'committeeOf', args: [id]})
     return {members: [...members], votes: votes.map((vote) => named(voteNames, vote, 'vote'))}
@@ -92,8 +125,18 @@ export async function disputeCount(connection: Reader): Promise<bigint> {
   }
 }
 
-/** The ids of every dispute opened over a task, oldest first. */
-export async function disputesOfTask(connection: Reader, taskId: bigint): Promise<bigint[]> {
+export type DisputesOfTaskParameters = {taskId: bigint}
+
+export type DisputesOfTaskReturnType = bigint[]
+
+export type DisputesOfTaskErrorType = ContractRevertError | ChainError
+
+/**
+ * The ids of every dispute opened over a task, oldest first.
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ */
+export async function disputesOfTask(connection: Reader, {taskId}: DisputesOfTaskParameters): Promise<DisputesOfTaskReturnType> {
   try {
     return [...(await connection.publicClient.readContract({address: await gameAddress(connection), abi: pinpointGameAbi, functionName: 'disputesOfTask', args: [taskId]}))]
   } catch (error) {
@@ -107,7 +150,7 @@ function header(raw: {opCount: number; graphHash: Hex; finalCommitment: Hex}): T
 
 function named<const T extends readonly string[]>(names: T, value: number | bigint, what: string): T[number] {
   const name = names[Number(value)]
-  if (name === undefined) throw new Error(`unknown dispute ${what} ${value}`)
+  if (name === undefined) throw new UnexpectedChainValueError(`unknown dispute ${what} ${value}`)
   return name
 }
 

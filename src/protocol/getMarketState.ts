@@ -1,7 +1,8 @@
 import {solverBookAbi} from '../chain/generated/index.js'
 import {bookAddress} from './bookAddress.js'
 import type {Connection} from './connect.js'
-import {toProtocolError} from './errors.js'
+import {type ChainError, type ContractRevertError, toProtocolError} from './errors.js'
+import type {BlockParameter} from './types.js'
 
 /**
  * The market's public signal (docs/market.md, section 3), all read at one block: the price a claim in the next
@@ -12,7 +13,18 @@ import {toProtocolError} from './errors.js'
  */
 export type MarketState = {price: bigint; demand: bigint; capacity: bigint; utilizationBps: number; blockNumber: bigint}
 
-export async function getMarketState(connection: Pick<Connection, 'publicClient' | 'contracts'>, blockNumber?: bigint): Promise<MarketState> {
+export type GetMarketStateParameters = BlockParameter
+
+export type GetMarketStateReturnType = MarketState
+
+export type GetMarketStateErrorType = ContractRevertError | ChainError
+
+/**
+ * Reads {@link MarketState} at one block.
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ */
+export async function getMarketState(connection: Pick<Connection, 'publicClient' | 'contracts'>, {blockNumber}: GetMarketStateParameters = {}): Promise<GetMarketStateReturnType> {
   try {
     const address = await bookAddress(connection)
     const at = blockNumber ?? (await connection.publicClient.getBlockNumber({cacheTime: 0}))

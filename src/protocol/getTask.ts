@@ -1,9 +1,21 @@
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
-import {toProtocolError} from './errors.js'
+import {type ChainError, type ContractRevertError, toProtocolError, UnexpectedChainValueError} from './errors.js'
 import {type Task, taskStatuses} from './types.js'
 
-export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'>, id: bigint): Promise<Task> {
+export type GetTaskParameters = {taskId: bigint}
+
+export type GetTaskReturnType = Task
+
+export type GetTaskErrorType = ContractRevertError | ChainError | UnexpectedChainValueError
+
+/**
+ * One task of the TaskMarket as TypeScript reads it: bigints for block numbers and amounts, names for its status.
+ *
+ * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
+ * @throws {@link UnexpectedChainValueError} when the task's status is one this build does not know
+ */
+export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'>, {taskId: id}: GetTaskParameters): Promise<GetTaskReturnType> {
   try {
     const raw = await connection.publicClient.readContract({
       address: connection.contracts.market,
@@ -12,7 +24,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       args: [id],
     })
     const status = taskStatuses[Number(raw.status)]
-    if (!status) throw new Error(`unknown task status ${raw.status}`)
+    if (!status) throw new UnexpectedChainValueError(`getTask failed: unknown task status ${raw.status}`)
     return {
       id,
       submitter: raw.submitter,

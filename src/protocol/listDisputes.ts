@@ -18,7 +18,7 @@ export type ListDisputesOptions = {
 export async function listDisputes(connection: Pick<Connection, 'publicClient' | 'contracts'>, options: ListDisputesOptions = {}): Promise<Dispute[]> {
   const count = await disputeCount(connection)
   const ids = Array.from({length: Number(count)}, (_, index) => BigInt(index + 1))
-  const disputes = await Promise.all(ids.map((id) => getDispute(connection, id)))
+  const disputes = await Promise.all(ids.map((id) => getDispute(connection, {disputeId: id})))
   const party = options.party?.toLowerCase()
   return disputes.filter(
     (dispute) =>

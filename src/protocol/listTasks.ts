@@ -15,6 +15,6 @@ export async function listTasks(connection: Connection, options: ListTasksOption
     throw toProtocolError('taskCount', error)
   }
   const ids = Array.from({length: Number(count)}, (_, index) => BigInt(index + 1))
-  const tasks = await Promise.all(ids.map((id) => getTask(connection, id)))
+  const tasks = await Promise.all(ids.map((id) => getTask(connection, {taskId: id})))
   return options.status ? tasks.filter((task) => options.status!.includes(task.status)) : tasks
 }

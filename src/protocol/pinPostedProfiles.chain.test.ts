@@ -31,11 +31,11 @@ describe('pinPostedProfiles (real anvil, real profiles)', function () {
     spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
     profile = await profileJob({spec, runtimes: ['cpu', 'wasm'], segments: 1})
     const widened = (factor: number): ProfileResult => ({...profile, thresholds: {...profile.thresholds, linf: profile.thresholds.linf! * factor}})
-    posted.first = (await postProfile(trusted, spec, profile)).profileHash
-    posted.cpuOnly = (await postProfile(trusted, spec, {...profile, runtimes: profile.runtimes.slice(0, 1)})).profileHash
-    posted.latest = (await postProfile(trusted, spec, widened(2))).profileHash
+    posted.first = (await postProfile(trusted, {spec, profile})).profileHash
+    posted.cpuOnly = (await postProfile(trusted, {spec, profile: {...profile, runtimes: profile.runtimes.slice(0, 1)}})).profileHash
+    posted.latest = (await postProfile(trusted, {spec, profile: widened(2)})).profileHash
     // Someone else posts for the same model and runtimes after the trusted poster, as an attacker would.
-    posted.strangers = (await postProfile(stranger, spec, widened(1e12))).profileHash
+    posted.strangers = (await postProfile(stranger, {spec, profile: widened(1e12)})).profileHash
   })
   after(() => devnet?.stop())
 

@@ -34,7 +34,7 @@ describe('pinnedThresholds (real anvil, real profiles)', function () {
     attacker = requireSigner(await connect({stateDir: devnet.stateDir, account: 3}))
     spec = await loadJobSpec(path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml'))
     profile = await profileJob({spec, runtimes: ['cpu', 'wasm'], segments: 1})
-    ;({profileHash} = await postProfile(verifier, spec, profile))
+    ;({profileHash} = await postProfile(verifier, {spec, profile}))
   })
   after(() => devnet?.stop())
 

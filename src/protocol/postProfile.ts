@@ -9,7 +9,7 @@ import {toFixedPoint} from '../pol/verdictDistance.js'
 import {canonicalJsonBytes, sha256Hex} from '../store/index.js'
 import type {Connection, SignedConnection} from './connect.js'
 import {ensureRegistered} from './ensureRegistered.js'
-import {toProtocolError} from './errors.js'
+import {toProtocolError, type TransactionErrorType} from './errors.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
 
 /** The model class a threshold belongs to: sha256 of the canonical JSON of the job's `model` section. */
@@ -29,17 +29,31 @@ export function runtimeClassOf(runtimes: readonly RuntimeId[]): Hex {
 
 export type PostedProfile = {modelClass: Hex; runtimeClass: Hex; threshold: bigint; profileHash: Hex; transaction: TransactionResult}
 
+export type PostProfileParameters = {
+  /** The job whose model class the record is for. */
+  spec: JobSpec
+  /** The profile to publish: its runtimes give the runtime class, its l∞ threshold the posted value. */
+  profile: ProfileResult
+}
+
+export type PostProfileReturnType = PostedProfile
+
+export type PostProfileErrorType = InvalidInputError | TransactionErrorType
+
 /**
  * Publishes a profile: the whole result goes to the blob store (its hash is the on-chain `profileHash`), and
  * the whole-vector l∞ threshold (the metric verdicts post as their distance), 1e18 fixed point, goes to the
  * ThresholdRegistry as the poster's record for the job's model class and the profile's runtime class. The poster
  * must be a verifier. The record is advisory: a job is judged by the profile only when its spec pins the hash.
+ *
+ * @throws {@link InvalidInputError} when the connection has no ThresholdRegistry or the profile no positive l∞ threshold
+ * @throws {@link TransactionErrorType}: ContractRevertError naming the custom error when the contract reverts, ChainError when the node fails
  */
-export async function postProfile(connection: SignedConnection, spec: JobSpec, profile: ProfileResult): Promise<PostedProfile> {
+export async function postProfile(connection: SignedConnection, {spec, profile}: PostProfileParameters): Promise<PostProfileReturnType> {
   const registry = requireThresholdRegistry(connection)
   const linf = profile.thresholds.linf
   if (linf === undefined || !(linf > 0)) throw new InvalidInputError('profile.thresholds.linf: expected a positive threshold to post')
-  await ensureRegistered(connection, 'verifier')
+  await ensureRegistered(connection, {role: 'verifier'})
   const profileHash = await connection.store.putJson(profile)
   const modelClass = modelClassOf(spec)
   const runtimeClass = runtimeClassOf(profile.runtimes)

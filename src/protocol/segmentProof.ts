@@ -2,7 +2,7 @@ import {InvalidInputError} from '../errors/base.js'
 import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 import {merkleProof, merkleRoot} from '../ml/checkpoint/merkle.js'
 import type {BlobStore} from '../store/types.js'
-import type {SegmentProof} from './marketActions.js'
+import type {SegmentProof} from './disputeRejection.js'
 import type {Task} from './types.js'
 
 /**

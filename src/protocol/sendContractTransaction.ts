@@ -2,7 +2,7 @@ import type {Abi, Address, Hash, TransactionReceipt} from 'viem'
 
 import {waitForReceipt} from '../chain/waitForReceipt.js'
 import type {SignedConnection} from './connect.js'
-import {toProtocolError} from './errors.js'
+import {ChainError, toProtocolError} from './errors.js'
 
 export type ContractCall = {
   address: Address
@@ -31,7 +31,7 @@ export async function sendContractTransaction(connection: SignedConnection, call
       // Another party's transaction in the same block got there first (a lost race). Replaying the call on
       // the state that block left behind names the custom error.
       await connection.publicClient.simulateContract({...call, account: connection.account, blockNumber: receipt.blockNumber} as never)
-      throw new Error(`transaction ${hash} reverted on chain`)
+      throw new ChainError(`${call.functionName} failed: transaction ${hash} reverted on chain`)
     }
     return {hash, receipt, gasUsed: receipt.gasUsed, gasCost: receipt.gasUsed * receipt.effectiveGasPrice}
   } catch (error) {

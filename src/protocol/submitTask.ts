@@ -1,11 +1,13 @@
 import {type Hex, parseEventLogs} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
+import type {InvalidInputError} from '../errors/base.js'
 import {escrowFor} from '../ml/estimate/escrowFor.js'
 import {estimateWork} from '../ml/estimate/estimateWork.js'
 import {canonicalSpecBytes, type JobSpec, maxPriceWei, specHash as hashSpec} from '../ml/spec/index.js'
 import {taskStepRange} from '../ml/train/taskStepRange.js'
 import type {SignedConnection} from './connect.js'
+import {MissingEventError, type TransactionErrorType, UnexpectedChainValueError} from './errors.js'
 import {getMarketParams} from './getMarketParams.js'
 import {getWorkTable} from './getWorkTable.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
@@ -28,12 +30,26 @@ export type SubmitTaskOptions = {
   parentId?: bigint | undefined
 }
 
+export type SubmitTaskParameters = {
+  /** The job to submit: its canonical bytes go to the blob store, its hash on chain. */
+  spec: JobSpec
+} & SubmitTaskOptions
+
+export type SubmitTaskReturnType = SubmitTaskResult
+
+export type SubmitTaskErrorType = InvalidInputError | TransactionErrorType | MissingEventError | UnexpectedChainValueError
+
 /**
  * Publishes the spec to the blob store, estimates its work with the chain's work table (a spec beyond a
  * protocol limit is refused here with InvalidInputError), then submits it with the escrow its maximum price and
  * the current verifier fee call for (docs/market.md, section 2).
+ *
+ * @throws {@link InvalidInputError} when the spec is beyond a protocol limit
+ * @throws {@link TransactionErrorType}: ContractRevertError naming the custom error when the contract reverts, ChainError when the node fails
+ * @throws {@link UnexpectedChainValueError} when the store keeps the spec under another hash
+ * @throws {@link MissingEventError} when the receipt has no TaskSubmitted event
  */
-export async function submitTask(connection: SignedConnection, spec: JobSpec, options: SubmitTaskOptions = {}): Promise<SubmitTaskResult> {
+export async function submitTask(connection: SignedConnection, {spec, ...options}: SubmitTaskParameters): Promise<SubmitTaskReturnType> {
   const [table, market] = await Promise.all([getWorkTable(connection), getMarketParams(connection)])
   const {workUnits} = estimateWork(spec, table)
   const range = taskStepRange(spec)
@@ -44,7 +60,7 @@ export async function submitTask(connection: SignedConnection, spec: JobSpec, op
 
   const specHash = hashSpec(spec)
   const stored = await connection.store.put(canonicalSpecBytes(spec))
-  if (stored !== specHash) throw new Error(`spec stored under ${stored}, expected ${specHash}`)
+  if (stored !== specHash) throw new UnexpectedChainValueError(`spec stored under ${stored}, expected ${specHash}`)
   const transaction = await sendContractTransaction(connection, {
     address: connection.contracts.market,
     abi: taskMarketAbi,
@@ -53,6 +69,6 @@ export async function submitTask(connection: SignedConnection, spec: JobSpec, op
     value: escrow,
   })
   const [submitted] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'TaskSubmitted'})
-  if (!submitted) throw new Error('submitTask mined without a TaskSubmitted event')
+  if (!submitted) throw new MissingEventError('submitTask mined without a TaskSubmitted event')
   return {taskId: submitted.args.id, specHash, escrow, workUnits, maxSteps, maxPrice, parentId, transaction}
 }

@@ -98,3 +98,6 @@ export function verdictOf(task: Pick<Task, 'status' | 'accepted'>): Verdict {
   if (task.status !== 'Verified' && task.status !== 'Settled') return 'none'
   return task.accepted ? 'accepted' : 'rejected'
 }
+
+/** The block a read is taken at (default: the head): the reads' shared optional parameter. */
+export type BlockParameter = {blockNumber?: bigint | undefined}

@@ -31,7 +31,7 @@ export async function takeBalanceSnapshot(connection: Connection, accounts: read
   const at = {blockNumber}
   const accountBalances = await Promise.all(
     accounts.map(async ({address}) => {
-      return {address, ...(await getAccountMoney(connection, address, blockNumber))}
+      return {address, ...(await getAccountMoney(connection, {address, blockNumber}))}
     }),
   )
   const [registryBalance, marketBalance, totalStaked, totalBurned, totalEscrow, jackpot, totalCredit] = await Promise.all([

@@ -33,7 +33,7 @@ describe('buildReport: the money check (real anvil)', function () {
   it('balances when ether only moves between accounts, stakes and gas', async () => {
     const report = await reportAfter(async () => {
       const solver = requireSigner(await connect({stateDir, account: 2}))
-      await ensureRegistered(solver, 'solver')
+      await ensureRegistered(solver, {role: 'solver'})
       const submitter = requireSigner(await connect({stateDir, account: 1}))
       const hash = await submitter.walletClient.sendTransaction({to: accounts[3]!.address, value: parseEther('1'), chain: submitter.walletClient.chain, account: submitter.account})
       await waitForReceipt(submitter.publicClient, {hash})

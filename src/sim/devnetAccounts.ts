@@ -2,6 +2,7 @@ import {type Address, type Hex, toHex} from 'viem'
 import {mnemonicToAccount, privateKeyToAddress} from 'viem/accounts'
 
 import {deriveSeed} from '../random/deriveSeed.js'
+import {DevnetAccountError} from './errors.js'
 
 /** anvil's well-known development mnemonic: its accounts are funded at genesis. */
 export const devnetMnemonic = 'test test test test test test test test test test test junk'
@@ -36,7 +37,7 @@ export function devnetAccounts(actors: DevnetRoleCounts, seed?: number): DevnetA
   return roles.map((role, index) => {
     const account = mnemonicToAccount(devnetMnemonic, {addressIndex: index})
     const privateKey = account.getHdKey().privateKey
-    if (!privateKey) throw new Error(`no private key derived for devnet account ${index}`)
+    if (!privateKey) throw new DevnetAccountError(`no private key derived for devnet account ${index}`)
     return {index, address: account.address, privateKey: toHex(privateKey), role}
   })
 }

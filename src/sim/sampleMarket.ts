@@ -20,7 +20,7 @@ export function startMarketSampler(connection: Connection, everyMs: number): Mar
       try {
         const block = await connection.publicClient.getBlock({blockTag: 'latest'})
         if (block.number !== lastBlock) {
-          const state = await getMarketState(connection, block.number)
+          const state = await getMarketState(connection, {blockNumber: block.number})
           samples.push({block: block.number, timestamp: block.timestamp, price: state.price, demand: state.demand, capacity: state.capacity})
           lastBlock = block.number
         }

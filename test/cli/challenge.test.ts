@@ -96,9 +96,9 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
     assert.match(String(caught.stdout), /opened: challenged segment 2 with 0x[0-9a-f]{64}/)
 
     // Past the reveal window, settle opens the game; the CLI reads it back.
-    const task = await getTask(submitter, bad)
+    const task = await getTask(submitter, {taskId: bad})
     await mine(submitter, Number(task.revealEndBlock - (await submitter.publicClient.getBlockNumber())) + 1)
-    await settleTask(submitter, bad)
+    await settleTask(submitter, {taskId: bad})
     const shown = await runGensyn(['disputes', 'show', '1', '--state-dir', devnet.stateDir, '--json'])
     assert.equal(shown.exitCode, 0, String(shown.stderr))
     const view = JSON.parse(String(shown.stdout)) as Record<string, unknown>
@@ -137,7 +137,7 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
     assert.equal(run.exitCode, 0, String(run.stderr))
     const result = JSON.parse(String(run.stdout)) as {challenged: boolean; segment: number; outcome: string; status: string}
     assert.deepEqual([result.challenged, result.segment, result.outcome, result.status], [true, 0, 'ChallengerWon', 'Submitted'])
-    assert.equal((await getTask(submitter, taskId)).status, 'Submitted')
+    assert.equal((await getTask(submitter, {taskId})).status, 'Submitted')
   })
 
   it('a rerun after a crash between commit and open reads the commitment back from the chain and opens it, without replaying', async () => {
@@ -147,15 +147,15 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
     const taskId = await acceptedTask({submitter, solver, verifier}, spec, await trainJob({spec, store: solver.store}))
     // What the whistleblower sent before it died: the commitment, with its claim sealed in the log.
     const claim = {segment: 1, claimedEndHash: keccak256(toHex('the replay it had computed'))}
-    await commitChallenge(whistleblower, await getTask(whistleblower, taskId), claim)
-    assert.deepEqual(await readCommittedClaim(whistleblower, await getTask(whistleblower, taskId)), claim)
+    await commitChallenge(whistleblower, {task: await getTask(whistleblower, {taskId}), claim})
+    assert.deepEqual(await readCommittedClaim(whistleblower, await getTask(whistleblower, {taskId})), claim)
 
     const stopMining = startMiner(submitter, 200)
     const rerun = await runGensyn(['challenge', '--task', String(taskId), '--state-dir', devnet.stateDir, '--account', '4', '--json']).finally(stopMining)
     assert.equal(rerun.exitCode, 0, String(rerun.stderr))
     const result = JSON.parse(String(rerun.stdout)) as {checked: number[]; challenged: boolean; segment: number; claimedEndHash: string}
     assert.deepEqual([result.checked, result.challenged, result.segment, result.claimedEndHash], [[], true, 1, claim.claimedEndHash])
-    const [opened] = await getChallenges(submitter, taskId)
+    const [opened] = await getChallenges(submitter, {taskId})
     assert.deepEqual([opened?.state, opened?.segment, opened?.claimedEndHash], ['Queued', 1, claim.claimedEndHash])
   })
 })

@@ -20,12 +20,12 @@ describe('gensyn credits withdraw (real anvil, real process)', function () {
 
   it('collects an expired task\'s refund to another address, then has nothing left to collect', async () => {
     const submitter = requireSigner(await connect({stateDir: devnet.stateDir, account: 1}))
-    const {taskId} = await submitTask(submitter, await loadJobSpec('fixtures/jobs/smoke-mlp.yaml'))
-    const {escrow, deadline} = await getTask(submitter, taskId)
+    const {taskId} = await submitTask(submitter, {spec: await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')})
+    const {escrow, deadline} = await getTask(submitter, {taskId})
     // Past the claim deadline (a mined block there, so that the simulation of expire sees it too).
     await submitter.publicClient.request({method: 'evm_mine', params: [`0x${(deadline + 1n).toString(16)}`]} as never)
-    await expireTask(submitter, taskId)
-    assert.equal(await getCredit(submitter, submitter.account.address), escrow, 'the refund is credited, not pushed')
+    await expireTask(submitter, {taskId})
+    assert.equal(await getCredit(submitter, {account: submitter.account.address}), escrow, 'the refund is credited, not pushed')
 
     const to = '0x000000000000000000000000000000000000dEaD'
     const before = await submitter.publicClient.getBalance({address: to})

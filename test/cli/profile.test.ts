@@ -24,7 +24,7 @@ describe('gensyn profile --task: thresholds posted on chain (real anvil, real pr
   it("profiles a task's job across wasm and cpu and posts its l∞ threshold for the model and runtime class", async () => {
     const spec = await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')
     const submitter = requireSigner(await connect({stateDir, account: 1}))
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
 
     const run = await runGensyn(['profile', '--task', taskId.toString(), '--account', '2', '--segments', '1', '--state-dir', stateDir, '--json'])
     assert.equal(run.exitCode, 0, String(run.stderr))

@@ -48,7 +48,7 @@ describe('gensyn solve / verify: adversary flags (real processes)', function () 
     it('verify --strategy lazy --json: accepts a committed proof without replaying, and says so in its events', async () => {
       const submitter = requireSigner(await connect({stateDir: devnet.stateDir, account: 1}))
       const solver = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
-      const {taskId} = await submitTask(submitter, await loadJobSpec('fixtures/jobs/smoke-mlp.yaml'))
+      const {taskId} = await submitTask(submitter, {spec: await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')})
       // The solver waits for the block after its claim's successor: make blocks while it trains.
       const stopMiner = startMiner(submitter, 200)
       try {
@@ -68,7 +68,7 @@ describe('gensyn solve / verify: adversary flags (real processes)', function () 
       assert.equal(events.some((event) => event.type === 'segment'), false)
       const verdict = events.find((event) => event.type === 'verdict')
       assert.deepEqual({accepted: verdict?.accepted, replayed: verdict?.replayed}, {accepted: true, replayed: false})
-      const task = await getTask(submitter, taskId)
+      const task = await getTask(submitter, {taskId})
       assert.deepEqual({status: task.status, accepted: task.accepted, distance: task.distance}, {status: 'Verified', accepted: true, distance: 0n})
     })
   })

@@ -38,7 +38,7 @@ describe('gensyn solve: a process killed mid-task (SIGKILL) resumes from its las
     const solverAddress = devnet.accounts[2]!.address
     const spec = await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')
     const interval = spec.proof.checkpointInterval
-    const {taskId} = await submitTask(submitter, spec)
+    const {taskId} = await submitTask(submitter, {spec})
     // commitProof needs blocks after the claim: the devnet of this test automines only transactions.
     stopMiner = startMiner(submitter, 250)
 
@@ -60,7 +60,7 @@ describe('gensyn solve: a process killed mid-task (SIGKILL) resumes from its las
     assert.ok(killedAfter !== undefined && killedAfter >= interval)
     assert.ok(seen.some((event) => event.type === 'claimed' && event.taskId === String(taskId)))
     assert.equal(seen.some((event) => event.type === 'committed'), false, 'it committed before the kill')
-    const claimed = await getTask(submitter, taskId)
+    const claimed = await getTask(submitter, {taskId})
     assert.equal(claimed.status, 'Claimed')
     const saved = await readSolverState(devnet.stateDir, solverAddress, taskId)
     const lastSaved = saved?.checkpoints.at(-1)?.step ?? 0
@@ -80,7 +80,7 @@ describe('gensyn solve: a process killed mid-task (SIGKILL) resumes from its las
     const trained = events.flatMap((event) => (event.type === 'progress' ? [event.step ?? 0] : []))
     assert.ok(trained.length > 0 && Math.min(...trained) > lastSaved, `the second process retrained from step ${Math.min(...trained)}`)
 
-    const task = await getTask(submitter, taskId)
+    const task = await getTask(submitter, {taskId})
     assert.equal(task.status, 'Committed')
     assert.equal(task.totalSteps, BigInt(spec.training.steps))
     const uninterrupted = await trainJob({spec, store: createLocalStore(path.join(devnet.stateDir, 'reference-store'))})

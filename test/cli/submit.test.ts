@@ -130,7 +130,7 @@ describe('gensyn submit --thresholds-from (real anvil)', function () {
   it("pins the poster's profile in the spec it puts on chain, and says so in its result", async () => {
     const poster = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
     const spec = await loadJobSpec('fixtures/jobs/smoke-mlp.yaml')
-    const {profileHash} = await postProfile(poster, spec, await profileJob({spec, runtimes: ['cpu', 'wasm'], segments: 1}))
+    const {profileHash} = await postProfile(poster, {spec, profile: await profileJob({spec, runtimes: ['cpu', 'wasm'], segments: 1})})
     const {stdout, error} = await runCommand(
       ['submit', 'fixtures/jobs/smoke-mlp.yaml', '--account', '1', '--thresholds-from', poster.account.address.toLowerCase(), '--state-dir', devnet.stateDir, '--json'],
       {root: repoRoot},
@@ -138,7 +138,7 @@ describe('gensyn submit --thresholds-from (real anvil)', function () {
     assert.equal(error, undefined)
     const result = JSON.parse(stdout) as {taskId: string; profiles: Hex[]}
     assert.deepEqual(result.profiles, [profileHash])
-    const onChain = await loadTaskSpec(poster, await getTask(poster, BigInt(result.taskId)))
+    const onChain = await loadTaskSpec(poster, await getTask(poster, {taskId: BigInt(result.taskId)}))
     assert.deepEqual(onChain.verification.profiles, [profileHash])
   })
 })

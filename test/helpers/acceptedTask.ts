@@ -28,18 +28,19 @@ export async function acceptedTask(
   proof: Pick<TrainResult, 'proofRoot' | 'manifestHash' | 'manifest'>,
 ): Promise<bigint> {
   const {submitter, solver, verifier} = parties
-  const {taskId} = await submitTask(submitter, spec)
+  const {taskId} = await submitTask(submitter, {spec})
   // A claim needs a listed offer (docs/market.md, section 3), backed by a solverStake per task it lists: at the
   // floor, with room for every task a test holds at once.
-  await ensureRegistered(solver, 'solver', ACCEPTED_TASKS_AT_ONCE)
-  await ensureRegistered(verifier, 'verifier')
-  if (!(await getOffer(solver, solver.account.address)).listed) {
+  await ensureRegistered(solver, {role: 'solver', tasks: ACCEPTED_TASKS_AT_ONCE})
+  await ensureRegistered(verifier, {role: 'verifier'})
+  if (!(await getOffer(solver, {solver: solver.account.address})).listed) {
     await setOffer(solver, {ask: (await getMarketParams(solver)).priceFloor, capacity: ACCEPTED_TASKS_AT_ONCE})
   }
   const secret = toHex(randomBytes(32))
-  await claimTask(solver, taskId, secretHashOf(secret))
+  await claimTask(solver, {taskId, secretHash: secretHashOf(secret)})
   await mine(solver, 2) // the forced-error seed is the hash of the block after the claim
-  await commitProof(solver, taskId, {
+  await commitProof(solver, {
+    taskId,
     proofRoot: proof.proofRoot,
     manifestHash: proof.manifestHash,
     checkpointCount: proof.manifest.checkpoints.length,
@@ -48,7 +49,7 @@ export async function acceptedTask(
     sealedHonest: sealHonest({honestRoot: proof.proofRoot, honestManifestHash: proof.manifestHash, secret}),
   })
   await mine(solver, 2) // the verification randomness is the hash of the block after the commit
-  await claimVerification(verifier, taskId)
-  await postVerdict(verifier, taskId, {accepted: true, reportHash: keccak256(toHex('accepted unchecked')), distance: 0n, segment: 0, replayHash: `0x${'00'.repeat(32)}`})
+  await claimVerification(verifier, {taskId})
+  await postVerdict(verifier, {taskId, accepted: true, reportHash: keccak256(toHex('accepted unchecked')), distance: 0n, segment: 0, replayHash: `0x${'00'.repeat(32)}`})
   return taskId
 }

@@ -22,13 +22,13 @@ const neverErrors = ['SolverRejected', 'EscrowExhausted', 'ParentStoppedEarly'] 
  */
 export async function claimOpenTask(run: SolverRun, task: Task): Promise<boolean> {
   const {connection, me} = run
-  await ensureRegistered(connection, 'solver')
+  await ensureRegistered(connection, {role: 'solver'})
   // The secret is on disk before the claim is sent: a crash right after the claim must not lose it.
   const secret = freshSecret(run.options.seed, task.id)
   const live = (await listTasks(connection)).filter((other) => other.solver === me && !['Settled', 'Expired', 'Submitted'].includes(other.status))
   await writeSolverState(connection.stateDir, me, {taskId: task.id, checkpoints: [], secret}, live.map((other) => other.id))
   try {
-    const claim = await claimTask(connection, task.id, secretHashOf(secret))
+    const claim = await claimTask(connection, {taskId: task.id, secretHash: secretHashOf(secret)})
     run.emit({type: 'claimed', taskId: task.id, claimBlock: claim.claimBlock, gasUsed: claim.gasUsed, price: claim.price})
     return true
   } catch (error) {

@@ -32,7 +32,8 @@ export async function commitTrainedProof(run: SolverRun, task: Task, result: Tra
   const totalSteps = (checkpoints.at(-1)?.step ?? 0) - (checkpoints[0]?.step ?? 0)
   // A split task proves that its first checkpoint is its parent's last (docs/market.md, section 4).
   const parent = task.parentId === 0n ? undefined : await parentManifest(connection, task)
-  const transaction = await commitProof(connection, task.id, {
+  const transaction = await commitProof(connection, {
+    taskId: task.id,
     proofRoot: published.proofRoot,
     manifestHash: published.manifestHash,
     checkpointCount: checkpoints.length,

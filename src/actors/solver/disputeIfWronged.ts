@@ -19,7 +19,7 @@ export async function disputeIfWronged(run: SolverRun, task: Task, state: Solver
   const own = state?.forced ? state.honest : state?.committed
   if (own && own.proofRoot !== task.proofRoot) return
   try {
-    const transaction = await disputeTaskRejection(run.connection, task)
+    const transaction = await disputeTaskRejection(run.connection, {task})
     run.emit({type: 'rejection-disputed', taskId: task.id, segment: task.rejectSegment, gasUsed: transaction.gasUsed})
   } catch (error) {
     if (!(error instanceof ContractRevertError)) throw error

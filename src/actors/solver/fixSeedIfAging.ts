@@ -15,7 +15,7 @@ import {warnOnce} from './warnOnce.js'
 export async function fixSeedIfAging(run: SolverRun, task: Task, now: ChainNow): Promise<void> {
   if (task.seed !== zeroHash || now.number < task.claimBlock + SEED_FIX_AFTER_BLOCKS) return
   try {
-    const transaction = await fixSeed(run.connection, task.id)
+    const transaction = await fixSeed(run.connection, {taskId: task.id})
     run.emit({type: 'seed-fixed', taskId: task.id, block: now.number, gasUsed: transaction.gasUsed})
   } catch (error) {
     if (!isRevert(error, 'SeedAlreadyFixed', 'InvalidStatus', 'RandomnessExpired')) throw error

@@ -9,7 +9,7 @@ import type {SolverRun} from './types.js'
  */
 export async function manageOffer(run: SolverRun): Promise<void> {
   const {connection, memory, ask, capacity, emit} = run
-  const [market, offer] = await Promise.all([getMarketState(connection), getOffer(connection, run.me)])
+  const [market, offer] = await Promise.all([getMarketState(connection), getOffer(connection, {solver: run.me})])
   memory.book = {price: market.price, listed: offer.listed, active: Number(offer.active)}
   if (isLeaving(run)) {
     if (!memory.announcedLeaving) {

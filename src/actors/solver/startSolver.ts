@@ -31,7 +31,7 @@ export async function startSolver(options: SolverOptions): Promise<SolverRun> {
   })
 
   const runtime = await selectBackend(options.backend)
-  await ensureRegistered(connection, 'solver', capacity)
+  await ensureRegistered(connection, {role: 'solver', tasks: capacity})
   const ask = options.ask ?? (await getMarketParams(connection)).priceFloor
   const workTable = await getWorkTable(connection)
   emit({type: 'ready', address: me, runtime: runtimeIdString(runtime), disputeStance: stance, ask, capacity})

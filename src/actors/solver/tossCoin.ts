@@ -39,7 +39,7 @@ export async function tossCoin(run: SolverRun, task: Task, secret: Hex | undefin
  */
 async function seedForCommit(run: SolverRun, task: Task): Promise<Hex | undefined> {
   const {connection} = run
-  const fixed = (await getTask(connection, task.id)).seed
+  const fixed = (await getTask(connection, {taskId: task.id})).seed
   if (fixed !== zeroHash) return fixed
   const seedBlock = task.claimBlock + 1n
   const latest = await connection.publicClient.getBlockNumber({cacheTime: 0})

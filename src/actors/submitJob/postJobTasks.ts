@@ -26,7 +26,7 @@ export async function postJobTasks(
   for (let copy = 0; copy < copies; copy++) {
     let parentId = 0n
     for (const [index, taskSpec] of specs.entries()) {
-      const submitted = await submitTask(connection, taskSpec, {parentId})
+      const submitted = await submitTask(connection, {spec: taskSpec, parentId})
       const task: SubmittedTask = {
         taskId: submitted.taskId.toString(),
         copy,

@@ -22,15 +22,15 @@ export async function claimProofVerification(run: VerifierRun, task: Task, plan:
     run.emit({type: 'skipped', taskId: task.id, reason: skip})
     return undefined
   }
-  await ensureRegistered(connection, 'verifier', stakesHeld)
+  await ensureRegistered(connection, {role: 'verifier', tasks: stakesHeld})
   try {
-    const claim = await claimVerification(connection, task.id)
+    const claim = await claimVerification(connection, {taskId: task.id})
     run.emit({type: 'claimed', taskId: task.id, randomness: claim.randomness, gasUsed: claim.gasUsed})
     return claim.randomness
   } catch (error) {
     if (isRevert(error, 'RandomnessExpired')) {
       // Nobody claimed it within 256 blocks of the commit: move the draw to the next block, claim after it.
-      await renewRandomness(connection, task.id).catch((renewError: unknown) => {
+      await renewRandomness(connection, {taskId: task.id}).catch((renewError: unknown) => {
         if (!isRevert(renewError, 'RandomnessNotExpired', 'InvalidStatus', 'DeadlinePassed')) throw renewError
       })
       return undefined

@@ -62,7 +62,7 @@ async function decideByReplay(run: VerifierRun, task: Task, {spec, thresholds}: 
  */
 async function parentFinalCheckpoint(run: VerifierRun, task: Task): Promise<Hex | undefined> {
   if (task.parentId === 0n) return undefined
-  const parent = await getTask(run.connection, task.parentId)
+  const parent = await getTask(run.connection, {taskId: task.parentId})
   const manifest = await readManifest(run.connection, parent.manifestHash)
   return manifest && manifest.checkpoints.length > 0 ? finalCheckpointOf(manifest).hash : undefined
 }

@@ -5,7 +5,8 @@ import type {Decision, VerifiedTask, VerifierRun} from './types.js'
 /** Stores the decision's report and posts the verdict that commits to it; `started` is when deciding began. */
 export async function postDecision(run: VerifierRun, task: Task, decision: Decision, started: number): Promise<VerifiedTask> {
   const reportHash = await run.connection.store.putJson(decision.report)
-  const verdict = await postVerdict(run.connection, task.id, {
+  const verdict = await postVerdict(run.connection, {
+    taskId: task.id,
     accepted: decision.accepted,
     reportHash,
     distance: decision.distance,

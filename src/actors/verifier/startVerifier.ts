@@ -12,7 +12,7 @@ export async function startVerifier(options: VerifierOptions): Promise<VerifierR
   const colludeWith = options.colludeWith ?? []
   const mode = options.mode ?? 'exact'
   const runtime = await selectBackend(options.backend)
-  await ensureRegistered(connection, 'verifier', stakesHeld)
+  await ensureRegistered(connection, {role: 'verifier', tasks: stakesHeld})
   emit({type: 'ready', address: me, runtime: runtimeIdString(runtime), strategy})
   // Committee duty: a verifier with free stake may be drawn to vote on any dispute it is not a party of.
   const agent = createDisputeAgent({

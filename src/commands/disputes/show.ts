@@ -23,7 +23,7 @@ export default class DisputesShow extends BaseCommand {
     if (!/^[1-9]\d*$/.test(args.id)) throw new InvalidInputError(`id: expected a dispute id (a positive integer), got "${args.id}"`)
     const id = BigInt(args.id)
     const connection = await connect(connectOptionsFrom(flags))
-    const [dispute, committee] = await Promise.all([getDispute(connection, id), committeeOf(connection, id)])
+    const [dispute, committee] = await Promise.all([getDispute(connection, {disputeId: id}), committeeOf(connection, {disputeId: id})])
     const view = disputeToJson(dispute, committee)
     const shown = (key: string, value: unknown) =>
       key === 'committee'

@@ -24,7 +24,7 @@ export default class TasksShow extends BaseCommand {
     const {args, flags} = await this.parse(TasksShow)
     const taskId = parseTaskId(args.id)
     const connection = await connect(connectOptionsFrom(flags))
-    const task = await getTask(connection, taskId)
+    const task = await getTask(connection, {taskId})
     if (!this.jsonEnabled()) {
       const {timestamp} = await connection.publicClient.getBlock({blockTag: 'latest'})
       this.log(renderTable([], taskToText(task, timestamp)))

@@ -19,7 +19,7 @@ export function disputeContext(agent: DisputeAgentRun, dispute: Dispute): Promis
 }
 
 async function loadContext({connection, store}: DisputeAgentRun, dispute: Dispute): Promise<DisputeContext> {
-  const task = await getTask(connection, dispute.taskId)
+  const task = await getTask(connection, {taskId: dispute.taskId})
   const spec = await loadTaskSpec({store}, task)
   const manifest = await store.getJson<ProofManifest>(task.manifestHash)
   const interval = task.checkpointInterval > 0n ? task.checkpointInterval : BigInt(manifest.checkpointInterval)

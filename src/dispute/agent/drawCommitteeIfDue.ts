@@ -9,5 +9,5 @@ import type {DisputeAgentRun} from './types.js'
  */
 export async function drawCommitteeIfDue(agent: DisputeAgentRun, dispute: Dispute, block: bigint): Promise<void> {
   if (dispute.drawAnchor === 0n || block <= dispute.drawAnchor + 1n) return
-  await sendMove(agent, dispute, 'draw', BigInt(dispute.element), () => drawCommittee(agent.connection, dispute.id))
+  await sendMove(agent, dispute, 'draw', BigInt(dispute.element), () => drawCommittee(agent.connection, {disputeId: dispute.id}))
 }

@@ -30,7 +30,7 @@ export async function playDispute(agent: DisputeAgentRun, dispute: Dispute, role
   const madeUp = (): Hex => randomHex(agent.random)
   if (block > dispute.deadline) {
     // The round is over: whoever posted wins it, an arbitration goes to the committee, a committee is tallied.
-    await sendMove(agent, dispute, 'timeout', dispute.phase === 'Steps' || dispute.phase === 'Operators' ? midOf(dispute) : dispute.element, () => timeoutDispute(connection, id))
+    await sendMove(agent, dispute, 'timeout', dispute.phase === 'Steps' || dispute.phase === 'Operators' ? midOf(dispute) : dispute.element, () => timeoutDispute(connection, {disputeId: id}))
     return
   }
   switch (dispute.phase) {
@@ -38,7 +38,7 @@ export async function playDispute(agent: DisputeAgentRun, dispute: Dispute, role
       if (hasPosted(dispute, role)) return
       const mid = midOf(dispute)
       const hash = stance === 'griefer' ? madeUp() : await stateHashAt(agent, dispute, mid)
-      await sendMove(agent, dispute, 'state', mid, () => postState(connection, id, hash), hash)
+      await sendMove(agent, dispute, 'state', mid, () => postState(connection, {disputeId: id, stateHash: hash}), hash)
       return
     }
     case 'TraceHeader': {
@@ -47,14 +47,14 @@ export async function playDispute(agent: DisputeAgentRun, dispute: Dispute, role
         stance === 'griefer'
           ? {opCount: 1 + Math.floor(agent.random() * 1000), graphHash: madeUp(), finalCommitment: madeUp()}
           : headerOf(await traceAt(agent, dispute))
-      await sendMove(agent, dispute, 'header', dispute.step, () => postTraceHeader(connection, id, header), `${header.opCount} ops, graph ${header.graphHash}`)
+      await sendMove(agent, dispute, 'header', dispute.step, () => postTraceHeader(connection, {disputeId: id, ...header}), `${header.opCount} ops, graph ${header.graphHash}`)
       return
     }
     case 'Operators': {
       if (hasPosted(dispute, role)) return
       const mid = midOf(dispute)
       const commitment = stance === 'griefer' ? madeUp() : commitmentAt(await traceAt(agent, dispute), mid)
-      await sendMove(agent, dispute, 'commitment', mid, () => postCommitment(connection, id, commitment), commitment)
+      await sendMove(agent, dispute, 'commitment', mid, () => postCommitment(connection, {disputeId: id, commitment}), commitment)
       return
     }
     case 'Arbitration': {
@@ -63,13 +63,13 @@ export async function playDispute(agent: DisputeAgentRun, dispute: Dispute, role
       const element = trace.elements[dispute.element - 1]
       if (element && isDecidableOnchain(element.descriptor, maxOnchainElements)) {
         try {
-          await sendMove(agent, dispute, 'arbitrate', BigInt(dispute.element), () => arbitrate(connection, id, arbitrationPayload(trace, dispute.element)), element.descriptor.kernel)
+          await sendMove(agent, dispute, 'arbitrate', BigInt(dispute.element), () => arbitrate(connection, {disputeId: id, ...arbitrationPayload(trace, dispute.element)}), element.descriptor.kernel)
           return
         } catch (error) {
           if (!isRevert(error, 'NotDecidableOnchain')) throw error
         }
       }
-      await sendMove(agent, dispute, 'escalate', BigInt(dispute.element), () => escalate(connection, id), element?.descriptor.kernel)
+      await sendMove(agent, dispute, 'escalate', BigInt(dispute.element), () => escalate(connection, {disputeId: id}), element?.descriptor.kernel)
       return
     }
     case 'Committee':

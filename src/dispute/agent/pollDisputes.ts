@@ -17,7 +17,7 @@ export async function pollDisputes(agent: DisputeAgentRun): Promise<void> {
   let maxOnchainElements: number | undefined
   for (let id = 1n; id <= count; id++) {
     if (agent.done.has(id)) continue
-    const dispute = await getDispute(connection, id)
+    const dispute = await getDispute(connection, {disputeId: id})
     const role = roleIn(agent, dispute)
     if (dispute.phase === 'Resolved') {
       finish(agent, dispute, agent.roles.get(id))

@@ -9,7 +9,7 @@ import type {DisputeAgentRun} from './types.js'
 /** A committee seat: recompute the disputed thing from the agreed state and vote for whoever matches it. */
 export async function serveCommitteeSeat(agent: DisputeAgentRun, dispute: Dispute, block: bigint): Promise<void> {
   if (dispute.drawAnchor !== 0n) return drawCommitteeIfDue(agent, dispute, block)
-  const committee = await committeeOf(agent.connection, dispute.id)
+  const committee = await committeeOf(agent.connection, {disputeId: dispute.id})
   const seat = committee.members.findIndex((member) => member.toLowerCase() === agent.me)
   if (seat < 0) {
     // Not drawn: the committee is fixed once drawn, so this dispute never concerns us again.
@@ -26,6 +26,6 @@ export async function serveCommitteeSeat(agent: DisputeAgentRun, dispute: Disput
   }
   if (block > dispute.deadline) return
   const choice = await judgeDispute(agent, dispute)
-  await sendMove(agent, dispute, 'vote', BigInt(dispute.element), () => vote(agent.connection, dispute.id, choice), choice)
+  await sendMove(agent, dispute, 'vote', BigInt(dispute.element), () => vote(agent.connection, {disputeId: dispute.id, choice}), choice)
   agent.voted.add(dispute.id)
 }

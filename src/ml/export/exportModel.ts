@@ -6,6 +6,7 @@ import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
 import {buildModel} from '../model/buildModel.js'
 import {modelWeights} from '../model/initialWeights.js'
 import type {JobSpec} from '../spec/schema.js'
+import {ModelExportError} from './errors.js'
 import {CheckpointMismatchError} from '../train/errors.js'
 
 /** Frozen layers put before the job's own, with their weights (a private job's mapping, docs/privacy.md). */
@@ -64,7 +65,7 @@ export async function exportModel({spec, checkpoint, outDir, inputLayers}: {spec
         return {modelArtifactsInfo: {dateSaved: new Date(0), modelTopologyType: 'JSON'}}
       }),
     )
-    if (!artifacts?.weightSpecs || !artifacts.weightData) throw new Error('tfjs produced no weights to export')
+    if (!artifacts?.weightSpecs || !artifacts.weightData) throw new ModelExportError('tfjs produced no weights to export')
     const weightData = artifacts.weightData
     const weights = new Uint8Array(tf.io.CompositeArrayBuffer.join(weightData))
     const modelJson = {

@@ -1,6 +1,7 @@
 import {BaseError} from '../../errors/base.js'
 import type {CheckpointTensor} from '../checkpoint/types.js'
 
+/** A safetensors file that cannot be written or read as this layout. */
 export class SafetensorsError extends BaseError {
   override name = 'SafetensorsError'
 }

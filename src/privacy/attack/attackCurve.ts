@@ -1,6 +1,7 @@
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
 import type {Mnist} from '../../ml/data/loadMnist.js'
 import type {JobSpec} from '../../ml/spec/schema.js'
+import {AttackInputError} from '../errors.js'
 import {featureCount} from '../mappingStages.js'
 import type {Attacker, AttackerName, KnownPairs} from './attacker.js'
 import {meanImage, normalisedMse} from './normalisedMse.js'
@@ -43,7 +44,7 @@ export async function attackCurve({
   const points: AttackPoint[] = []
   let seen = 0
   for (const pairs of sizes) {
-    if (pairs <= seen || pairs > known.raw.count) throw new Error(`attackCurve: expected increasing sizes up to ${known.raw.count}, got ${sizes.join(', ')}`)
+    if (pairs <= seen || pairs > known.raw.count) throw new AttackInputError(`attackCurve: expected increasing sizes up to ${known.raw.count}, got ${sizes.join(', ')}`)
     const started = performance.now()
     const leak: KnownPairs = {
       raw: known.raw.images.subarray(seen * featureCount, pairs * featureCount),

@@ -1,10 +1,12 @@
+import {AttackInputError} from '../errors.js'
+
 /**
  * Solves A X = B for a symmetric positive definite A (d x d, row-major float64) and B (d x m, row-major) by
  * Cholesky, A = L L^T. `a` is overwritten with L (lower triangle) and `b` with X. Loops run along rows so
  * the inner loops read contiguous memory: a 784 x 784 system with 784 right-hand sides takes about a second
  * in plain JS, which is what lets the attack bench solve in float64 instead of float32.
  *
- * @throws Error when A is not positive definite (a pivot <= 0): a ridge term keeps it from happening
+ * @throws AttackInputError when A is not positive definite (a pivot <= 0): a ridge term keeps it from happening
  */
 export function choleskySolve(a: Float64Array, b: Float64Array, d: number, m: number): void {
   for (let i = 0; i < d; i++) {
@@ -15,7 +17,7 @@ export function choleskySolve(a: Float64Array, b: Float64Array, d: number, m: nu
       for (let k = 0; k < j; k++) sum -= (a[ri + k] as number) * (a[rj + k] as number)
       if (j < i) a[ri + j] = sum / (a[rj + j] as number)
       else {
-        if (!(sum > 0)) throw new Error(`choleskySolve: matrix not positive definite at pivot ${i} (${sum})`)
+        if (!(sum > 0)) throw new AttackInputError(`choleskySolve: matrix not positive definite at pivot ${i} (${sum})`)
         a[ri + i] = Math.sqrt(sum)
       }
     }

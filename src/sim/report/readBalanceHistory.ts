@@ -27,7 +27,7 @@ export async function readBalanceHistory(
     try {
       const rows = await Promise.all(
         accounts.map(async ({address}) => {
-          const {wallet, credit, stake} = await getAccountMoney(connection, address, block)
+          const {wallet, credit, stake} = await getAccountMoney(connection, {address, blockNumber: block})
           return {wallet: wallet + credit, stake}
         }),
       )

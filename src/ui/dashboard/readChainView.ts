@@ -43,7 +43,7 @@ export function createChainPoller(options: ChainPollerOptions): ChainPoller {
       const [balances, count, jackpot, logs] = await Promise.all([
         Promise.all(
           options.addresses.map(async (address) => {
-            const {wallet, credit, stake} = await getAccountMoney(connection, address, blockNumber)
+            const {wallet, credit, stake} = await getAccountMoney(connection, {address, blockNumber})
             return {address, wallet: wallet + credit, stake}
           }),
         ),
@@ -56,7 +56,7 @@ export function createChainPoller(options: ChainPollerOptions): ChainPoller {
         ids.map(async (id) => {
           const cached = finalTasks.get(id)
           if (cached) return cached
-          const task = await getTask(connection, id)
+          const task = await getTask(connection, {taskId: id})
           const summary = {id, status: task.status, solver: task.solver, verifier: task.verifier, attempts: task.attempts}
           if (finalStatuses.has(task.status)) finalTasks.set(id, summary)
           return summary

@@ -9,11 +9,12 @@ import {parentPort, workerData} from 'node:worker_threads'
 
 import {selectBackend} from '../../backend/selectBackend.js'
 import {modelWeights} from '../../model/initialWeights.js'
+import {GradientWorkerError} from '../errors.js'
 import {microBatchGradients, modelOutputShape} from '../microBatches.js'
 import type {GradientReply, GradientRequest, GradientWorkerData, MicroBatchResult} from './gradientProtocol.js'
 
 const port = parentPort
-if (port === null) throw new Error('gradientWorker.ts runs only as a worker thread (createGradientPool starts it)')
+if (port === null) throw new GradientWorkerError('gradientWorker.ts runs only as a worker thread (createGradientPool starts it)')
 const {spec, backend, wasmVariant} = workerData as GradientWorkerData
 const shapes = modelWeights(spec.model).map((w) => w.shape)
 const outputShape = modelOutputShape(spec)
