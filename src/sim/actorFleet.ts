@@ -79,7 +79,10 @@ export function superviseRunActor(run: DevnetRun, start: () => ActorHandle, more
   })
   supervised = handle
   run.actors.push(handle)
-  run.chaos?.started(handle)
+  // A start that raced the stop (a submitter spawned after an RPC read while stopFleet ran) is stopped at once:
+  // left running, `submit --wait` would wait for a settlement no stopped solver brings, and the run with it.
+  if (run.actorsStopped) void handle.stop()
+  else run.chaos?.started(handle)
   return handle
 }
 
