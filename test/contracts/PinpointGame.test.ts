@@ -952,11 +952,14 @@ describe('PinpointGame (on anvil)', function () {
       )
       const honest = [ctx.actors.verifier2, extra.x1, extra.x2, extra.x3].map((a) => a.address)
       const id = await toOpenCommittee()
-      // The opener (the challenger's post) fixed only the anchor; the draw block's hash decides, whoever sends the draw.
+      // The opener (the challenger's post) fixed only the anchor; the hash of the block after it decides, whoever
+      // sends the draw and whenever. That block is mined once, before the snapshot: mined again after a rollback
+      // it could get another timestamp (anvil's clock), so another hash, and the test would compare two seeds.
+      await ctx.test.mine({blocks: 1})
       const draws = new Set<string>()
       for (const wait of [0, 3]) {
         const rollBack = await snapshotChain(ctx)
-        await ctx.test.mine({blocks: wait + 2})
+        await ctx.test.mine({blocks: wait + 1})
         await send(ctx.actors.deployer, 'drawCommittee', [id])
         const {members} = await committeeOf(id)
         draws.add(members.join(','))
