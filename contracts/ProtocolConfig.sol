@@ -43,12 +43,15 @@ struct Params {
 
 /// @notice The market's tunables (docs/market.md, "Parameters"): the posted price's controller, the verifier fee, the
 ///         training-timeout slash and the stage timeouts (seconds). Prices are wei per work unit.
+///         Prices are 128-bit (checkMarketParams bounds them by MAX_PRICE < 2^128), so the struct fills 3 slots, and
+///         each SolverBook read of a task's stages costs three cold slots (docs/benchmarks.md, "Gas of the honest
+///         lifecycle").
 struct MarketParams {
     /// the price the SolverBook starts from (at its first touch)
-    uint256 initialPrice;
+    uint128 initialPrice;
     /// the controller's bounds
-    uint256 priceFloor;
-    uint256 priceCeiling;
+    uint128 priceFloor;
+    uint128 priceCeiling;
     /// most the price moves per epoch
     uint16 priceStepBps;
     /// the utilisation (demand / capacity) the controller steers to
@@ -113,27 +116,9 @@ contract ProtocolConfig {
     event WorkTableUpdated(WorkTable table);
     event OwnershipTransferred(address indexed previousOwner, address indexed newOwner);
 
-    /// @dev MarketParams as stored: the same fields in 3 slots instead of 5, prices in 128 bits (checkMarketParams
-    ///      bounds them by MAX_PRICE), so that each SolverBook call of a task's stages reads two cold slots less
-    ///      (docs/benchmarks.md, "Gas of the honest lifecycle").
-    struct StoredMarket {
-        uint128 initialPrice;
-        uint128 priceFloor;
-        uint128 priceCeiling;
-        uint16 priceStepBps;
-        uint16 targetUtilizationBps;
-        uint32 priceEpochBlocks;
-        uint16 verifierFeeBps;
-        uint16 timeoutSlashBps;
-        uint64 claimTimeoutSeconds;
-        uint64 trainingBaseSeconds;
-        uint64 minWorkUnitsPerSecond;
-        uint64 verificationTimeoutSeconds;
-    }
-
     address public owner;
     Params private _params;
-    StoredMarket private _market;
+    MarketParams private _market;
     WorkTable private _work;
 
     constructor() {
@@ -142,7 +127,7 @@ contract ProtocolConfig {
         MarketParams memory m = defaultMarketParams();
         WorkTable memory w = defaultWorkTable();
         _params = p;
-        _storeMarket(m);
+        _market = m;
         _work = w;
         emit OwnershipTransferred(address(0), msg.sender);
         emit ParamsUpdated(p);
@@ -239,21 +224,7 @@ contract ProtocolConfig {
     }
 
     function marketParams() external view returns (MarketParams memory) {
-        StoredMarket memory s = _market;
-        return MarketParams({
-            initialPrice: s.initialPrice,
-            priceFloor: s.priceFloor,
-            priceCeiling: s.priceCeiling,
-            priceStepBps: s.priceStepBps,
-            targetUtilizationBps: s.targetUtilizationBps,
-            priceEpochBlocks: s.priceEpochBlocks,
-            verifierFeeBps: s.verifierFeeBps,
-            timeoutSlashBps: s.timeoutSlashBps,
-            claimTimeoutSeconds: s.claimTimeoutSeconds,
-            trainingBaseSeconds: s.trainingBaseSeconds,
-            minWorkUnitsPerSecond: s.minWorkUnitsPerSecond,
-            verificationTimeoutSeconds: s.verificationTimeoutSeconds
-        });
+        return _market;
     }
 
     function workTable() external view returns (WorkTable memory) {
@@ -273,7 +244,7 @@ contract ProtocolConfig {
     function setMarketParams(MarketParams calldata m) external {
         if (msg.sender != owner) revert NotOwner(msg.sender);
         checkMarketParams(m);
-        _storeMarket(m);
+        _market = m;
         emit MarketParamsUpdated(m);
     }
 
@@ -342,24 +313,6 @@ contract ProtocolConfig {
         if (w.maxTensorElements == 0) revert InvalidParameter("maxTensorElements");
         if (w.maxBatchSize == 0) revert InvalidParameter("maxBatchSize");
         if (w.maxWorkUnits == 0) revert InvalidParameter("maxWorkUnits");
-    }
-
-    /// @dev Stores checked market parameters (no truncation: every price is at most MAX_PRICE < 2^128).
-    function _storeMarket(MarketParams memory m) private {
-        _market = StoredMarket({
-            initialPrice: uint128(m.initialPrice),
-            priceFloor: uint128(m.priceFloor),
-            priceCeiling: uint128(m.priceCeiling),
-            priceStepBps: m.priceStepBps,
-            targetUtilizationBps: m.targetUtilizationBps,
-            priceEpochBlocks: m.priceEpochBlocks,
-            verifierFeeBps: m.verifierFeeBps,
-            timeoutSlashBps: m.timeoutSlashBps,
-            claimTimeoutSeconds: m.claimTimeoutSeconds,
-            trainingBaseSeconds: m.trainingBaseSeconds,
-            minWorkUnitsPerSecond: m.minWorkUnitsPerSecond,
-            verificationTimeoutSeconds: m.verificationTimeoutSeconds
-        });
     }
 
     function _checkSeconds(uint64 seconds_, string memory name) private pure {
