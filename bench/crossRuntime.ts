@@ -32,7 +32,7 @@ import {table} from './verificationMatrix.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 
-type Plan = {
+export type Plan = {
   label: string
   file: string
   prover: BackendName
@@ -45,7 +45,7 @@ type Plan = {
 }
 
 const quick = process.env.BENCH_QUICK === '1'
-const plans: Plan[] = [
+export const lavapipePlans: Plan[] = [
   {label: 'MLP', file: 'fixtures/jobs/smoke-mlp.yaml', prover: 'webgpu', verifiers: ['wasm', 'cpu'], profileSeeds: quick ? 2 : 10, heldOutSeeds: quick ? 2 : 50, cheatSeeds: quick ? 1 : 10},
   {label: 'CNN', file: 'fixtures/jobs/mnist-cnn.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 2, heldOutSeeds: quick ? 1 : 3, cheatSeeds: quick ? 1 : 2, steps: {steps: 100, interval: 25}},
   {label: 'transformer', file: 'fixtures/jobs/sums-transformer.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 2, heldOutSeeds: quick ? 1 : 2, cheatSeeds: quick ? 1 : 2, steps: {steps: 100, interval: 25}},
@@ -99,7 +99,7 @@ type PairStats = {
 }
 type CheatStats = {cheat: SubtleCheat; segments: number; detected: number; minRatio: number}
 
-async function benchPlan(plan: Plan) {
+export async function benchPlan(plan: Plan) {
   const loaded = await loadLocalJob(path.join(repoRoot, plan.file))
   const base: JobSpec = plan.steps
     ? {...loaded, training: {...loaded.training, steps: plan.steps.steps, stopAt: undefined}, proof: {...loaded.proof, checkpointInterval: plan.steps.interval}}
@@ -108,6 +108,7 @@ async function benchPlan(plan: Plan) {
   log(`${plan.label}: profiling ${plan.prover} against ${plan.verifiers.join(', ')} over ${plan.profileSeeds} seeds`)
   const profile = await profileJob({spec: withSeed(base, base.training.seed + 1000), runtimes: [plan.prover, ...plan.verifiers], seeds: plan.profileSeeds})
   const {thresholds} = profile
+  log(`${plan.label}: thresholds ${JSON.stringify(thresholds)}`)
   const runtimes = Object.fromEntries(await Promise.all([plan.prover, ...plan.verifiers].map(async (b) => [b, runtimeIdString(await selectBackend(b))] as const)))
   const pairs = new Map<BackendName, PairStats>(plan.verifiers.map((v) => [v, {pair: `${plan.prover} -> ${v}`, samples: 0, falseRejections: 0, maxWhole: {}, maxScaleFree: 0, maxHonestRatio: 0, perLayer: {}, oneStep: {linf: 0, relativeL2: 0}}]))
   const cheats = new Map<SubtleCheat, CheatStats>(subtleCheats.map((c) => [c, {cheat: c, segments: 0, detected: 0, minRatio: Number.POSITIVE_INFINITY}]))
@@ -142,7 +143,10 @@ async function benchPlan(plan: Plan) {
         stats.minRatio = Math.min(stats.minRatio, thresholdRatio(d, thresholds))
       }
     }
-    log(`${plan.label}: seed ${k + 1}/${plan.heldOutSeeds} done (${((performance.now() - t0) / 1000).toFixed(0)} s)`)
+    // the running counts, so a run cut short still says what it measured
+    const sofar = [...pairs.values()].map((p) => `${p.pair}: ${p.falseRejections}/${p.samples} rejected, max distance/threshold ${p.maxHonestRatio.toFixed(4)}`).join('; ')
+    const caught = k < plan.cheatSeeds ? `; cheats caught ${[...cheats.values()].map((c) => `${c.cheat} ${c.detected}/${c.segments}`).join(', ')}` : ''
+    log(`${plan.label}: seed ${k + 1}/${plan.heldOutSeeds} done (${((performance.now() - t0) / 1000).toFixed(0)} s; ${sofar}${caught})`)
   }
   return {label: plan.label, steps: base.training.steps, interval: base.proof.checkpointInterval, runtimes, profileSamples: profile.samples.length, thresholds: {l1: thresholds.l1, l2: thresholds.l2, linf: thresholds.linf, cosine: thresholds.cosine}, pairs: [...pairs.values()], cheats: [...cheats.values()], seconds: (performance.now() - t0) / 1000}
 }
@@ -175,27 +179,42 @@ function recordHonest(stats: PairStats, replayed: Checkpoint, claimed: Checkpoin
 }
 
 const e = (x: number | undefined) => (x === undefined ? '-' : x.toExponential(2))
-const wanted = process.env.BENCH_JOBS?.split(',').map((label) => label.trim())
-const results = []
-for (const plan of plans.filter((p) => !wanted || wanted.includes(p.label))) results.push(await benchPlan(plan))
 
-for (const result of results) {
-  console.log(`\n## ${result.label}: ${result.steps} steps, a checkpoint every ${result.interval} (profile: ${result.profileSamples} replays on other seeds; ${result.seconds.toFixed(0)} s)`)
-  for (const [backend, id] of Object.entries(result.runtimes)) console.log(`- ${backend}: ${id}`)
-  console.log(`thresholds (whole vector): l1 ${e(result.thresholds.l1)}, l2 ${e(result.thresholds.l2)}, l∞ ${e(result.thresholds.linf)}, cosine ${e(result.thresholds.cosine)}\n`)
-  console.log(
+export type CrossRuntimeResult = Awaited<ReturnType<typeof benchPlan>>
+
+/** The tables of one plan's result (stdout of the bench). */
+export function crossRuntimeTables(result: CrossRuntimeResult): string {
+  const lines = [`\n## ${result.label}: ${result.steps} steps, a checkpoint every ${result.interval} (profile: ${result.profileSamples} replays on other seeds; ${result.seconds.toFixed(0)} s)`]
+  for (const [backend, id] of Object.entries(result.runtimes)) lines.push(`- ${backend}: ${id}`)
+  lines.push(`thresholds (whole vector): l1 ${e(result.thresholds.l1)}, l2 ${e(result.thresholds.l2)}, l∞ ${e(result.thresholds.linf)}, cosine ${e(result.thresholds.cosine)}\n`)
+  lines.push(
     table(
       ['PAIR', 'HONEST REPLAYS', 'FALSE REJECTIONS', 'MAX L2', 'MAX L∞', 'MAX COSINE', 'MAX ‖Δ‖/‖UPDATE‖', 'MAX DIST/THRESHOLD', 'ONE STEP: L∞', 'ONE STEP: REL L2'],
       result.pairs.map((p) => [p.pair, String(p.samples), String(p.falseRejections), e(p.maxWhole.l2), e(p.maxWhole.linf), e(p.maxWhole.cosine), e(p.maxScaleFree), p.maxHonestRatio.toFixed(3), e(p.oneStep.linf), e(p.oneStep.relativeL2)]),
     ),
   )
   const layers = [...new Set(result.pairs.flatMap((p) => Object.keys(p.perLayer)))].sort()
-  console.log(`\n${table(['LAYER TYPE (rel. l2 per tensor)', ...result.pairs.map((p) => p.pair)], layers.map((layer) => [layer, ...result.pairs.map((p) => e(p.perLayer[layer]))]))}`)
-  console.log(`\n${table(['SUBTLE CHEAT (per segment)', 'SEGMENTS', 'DETECTED', 'MIN DIST/THRESHOLD'], result.cheats.map((c) => [c.cheat, String(c.segments), `${c.detected}/${c.segments}`, c.minRatio.toFixed(2)]))}`)
+  lines.push(`\n${table(['LAYER TYPE (rel. l2 per tensor)', ...result.pairs.map((p) => p.pair)], layers.map((layer) => [layer, ...result.pairs.map((p) => e(p.perLayer[layer]))]))}`)
+  lines.push(`\n${table(['SUBTLE CHEAT (per segment)', 'SEGMENTS', 'DETECTED', 'MIN DIST/THRESHOLD'], result.cheats.map((c) => [c.cheat, String(c.segments), `${c.detected}/${c.segments}`, c.minRatio.toFixed(2)]))}`)
+  return lines.join('\n')
 }
-const out = process.env.BENCH_OUT
-if (out) {
-  await mkdir(path.dirname(path.resolve(out)), {recursive: true})
-  await writeFile(out, `${JSON.stringify(results, null, 2)}\n`)
-  log(`wrote ${out}`)
+
+/** Runs `plans` (those BENCH_JOBS names, if set), prints each plan's tables as it ends and writes every result to BENCH_OUT when set. */
+export async function runCrossRuntime(plans: Plan[]): Promise<CrossRuntimeResult[]> {
+  const wanted = process.env.BENCH_JOBS?.split(',').map((label) => label.trim())
+  const results: CrossRuntimeResult[] = []
+  for (const plan of plans.filter((p) => !wanted || wanted.includes(p.label))) {
+    const result = await benchPlan(plan)
+    results.push(result)
+    console.log(crossRuntimeTables(result))
+    const out = process.env.BENCH_OUT
+    if (out) {
+      await mkdir(path.dirname(path.resolve(out)), {recursive: true})
+      await writeFile(out, `${JSON.stringify(results, null, 2)}\n`)
+    }
+  }
+  return results
 }
+
+// run as a script, not when imported (bench/gpu.ts, whose bundle gives every module one import.meta.url)
+if (process.argv[1] && path.basename(process.argv[1]) === 'crossRuntime.ts') await runCrossRuntime(lavapipePlans)

@@ -9,6 +9,9 @@ bench), and times `timedSteps` steps per repeat after `warmupSteps` untimed ones
 build of PyTorch such as Debian's cannot set itself). The answer is one JSON line on stdout: {"torch": version,
 "blas": the BLAS library loaded, "seconds": [...]}, or {"unsupported": reason} for a model this script cannot
 build (the bench lists the job with that reason).
+
+With "device": "cuda" in the config (bench/gpu.ts) the model and the data live on the GPU, each window ends with
+torch.cuda.synchronize() so it counts the kernels it queued, and the answer names the GPU ("device").
 """
 
 import json
@@ -187,13 +190,15 @@ def load_data(config):
     if config["loss"] == "crossEntropy" and y.dim() == 2 and y.shape[1] == 1:
         y = y[:, 0]
     indices = torch.from_numpy(np.load(config["indices"]).astype(np.int64))
-    return x, y, indices
+    device = config.get("device", "cpu")
+    return x.to(device), y.to(device), indices.to(device)
 
 
 def time_threads(config, data, threads):
     torch.set_num_threads(threads)
     torch.manual_seed(config["seed"])
     model, _ = build(config["model"]["layers"], list(config["model"]["inputShape"]))
+    model.to(config.get("device", "cpu"))
     model.train()
     optimizer = optimizer_for(config, model.parameters())
     loss_of = loss_for(config)
@@ -214,12 +219,25 @@ def time_threads(config, data, threads):
 
     warmup, timed = config["warmupSteps"], config["timedSteps"]
     run(0, warmup)
+    synchronize(config)
     seconds = []
     for repeat in range(config["repeats"]):
         started = time.perf_counter()
         run(warmup + repeat * timed, timed)
+        synchronize(config)
         seconds.append(time.perf_counter() - started)
     return seconds
+
+
+def synchronize(config):
+    """Waits for the GPU's queued kernels: a CUDA step returns before its kernels have run."""
+    if config.get("device", "cpu") != "cpu":
+        torch.cuda.synchronize()
+
+
+def device_name(config):
+    device = config.get("device", "cpu")
+    return torch.cuda.get_device_name() if device != "cpu" else "cpu"
 
 
 def blas_library():
@@ -239,7 +257,7 @@ def main():
         return
     data = load_data(config)
     seconds = time_threads(config, data, config["threads"])
-    print(json.dumps({"torch": torch.__version__, "blas": blas_library(), "seconds": seconds}))
+    print(json.dumps({"torch": torch.__version__, "blas": blas_library(), "device": device_name(config), "seconds": seconds}))
 
 
 if __name__ == "__main__":

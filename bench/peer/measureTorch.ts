@@ -16,7 +16,10 @@ export const systemPython = '/usr/bin/python3'
 
 const script = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'peer_torch.py')
 
-export type TorchAnswer = {torch: string; blas: string; runs: {threads: number; stepsPerSecond: number[]}[]} | {unsupported: string}
+export type TorchAnswer = {torch: string; blas: string; device: string; runs: {threads: number; stepsPerSecond: number[]}[]} | {unsupported: string}
+
+/** Where PyTorch runs: the interpreter (one that imports torch), the script, and the device ('cuda' for bench:gpu). */
+export type TorchOptions = {python?: string; script?: string; device?: 'cpu' | 'cuda'}
 
 /** Variables the bench sets itself, or that must not reach PyTorch at all. */
 const controlled = new Set(['OPENBLAS_CORETYPE', 'OPENBLAS_L2_SIZE', 'OPENBLAS_NUM_THREADS', 'OMP_NUM_THREADS'])
@@ -58,18 +61,19 @@ async function exportData(spec: JobSpec, plan: StepPlan, dir: string) {
 }
 
 /** Whether the system interpreter can import torch. */
-export async function torchAvailable(): Promise<boolean> {
-  const probe = await execa(systemPython, ['-c', 'import torch'], {reject: false, env: torchEnv(1), extendEnv: false})
+export async function torchAvailable(options: TorchOptions = {}): Promise<boolean> {
+  const check = options.device === 'cuda' ? 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' : 'import torch'
+  const probe = await execa(options.python ?? systemPython, ['-c', check], {reject: false, env: torchEnv(1), extendEnv: false})
   return probe.exitCode === 0
 }
 
-type ScriptAnswer = {torch: string; blas: string; seconds: number[]} | {unsupported: string}
+type ScriptAnswer = {torch: string; blas: string; device: string; seconds: number[]} | {unsupported: string}
 
 /** One run of bench/peer_torch.py at `threads` threads, in its own process (thread pools are sized at load). */
-async function runScript(config: object, dir: string, threads: number): Promise<ScriptAnswer> {
+async function runScript(config: object, dir: string, threads: number, options: TorchOptions): Promise<ScriptAnswer> {
   const configFile = path.join(dir, `config-${threads}.json`)
-  await writeFile(configFile, JSON.stringify({...config, threads}))
-  const run = await execa(systemPython, [script, configFile], {reject: false, env: torchEnv(threads), extendEnv: false})
+  await writeFile(configFile, JSON.stringify({...config, threads, device: options.device ?? 'cpu'}))
+  const run = await execa(options.python ?? systemPython, [options.script ?? script, configFile], {reject: false, env: torchEnv(threads), extendEnv: false})
   if (run.exitCode !== 0) throw new Error(`peer_torch.py exited with ${run.exitCode}: ${String(run.stderr).slice(-800)}`)
   return JSON.parse(String(run.stdout).trim().split('\n').at(-1) ?? '{}') as ScriptAnswer
 }
@@ -78,16 +82,16 @@ async function runScript(config: object, dir: string, threads: number): Promise<
  * PyTorch's steps/s in each timed window of `plan`, at each of `threads`, training the same model on the same
  * rows, batches, optimizer, schedule and clipping (bench/peer_torch.py), or why it cannot.
  */
-export async function measureTorch(spec: JobSpec, plan: StepPlan, dir: string, threads: number[]): Promise<TorchAnswer> {
+export async function measureTorch(spec: JobSpec, plan: StepPlan, dir: string, threads: number[], options: TorchOptions = {}): Promise<TorchAnswer> {
   const data = await exportData(spec, plan, dir)
   const {optimizer, schedule, steps, clipNorm, seed, batchSize} = spec.training
   const config = {model: spec.model, loss: lossOf(spec), optimizer, schedule, steps, clipNorm, seed, batchSize, ...data, ...plan}
   const runs: {threads: number; stepsPerSecond: number[]}[] = []
-  let versions = {torch: '', blas: ''}
+  let versions = {torch: '', blas: '', device: ''}
   for (const n of threads) {
-    const answer = await runScript(config, dir, n)
+    const answer = await runScript(config, dir, n, options)
     if ('unsupported' in answer) return answer
-    versions = {torch: answer.torch, blas: answer.blas}
+    versions = {torch: answer.torch, blas: answer.blas, device: answer.device}
     runs.push({threads: n, stepsPerSecond: answer.seconds.map((s) => plan.timedSteps / s)})
   }
   return {...versions, runs}

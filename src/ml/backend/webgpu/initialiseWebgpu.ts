@@ -1,6 +1,6 @@
-import {createRequire} from 'node:module'
-
 import * as tf from '@tensorflow/tfjs'
+// imported, not required at run time, so a bundle (bench/bundle) carries the version of the Dawn it was built with
+import webgpuPackage from 'webgpu/package.json' with {type: 'json'}
 
 import {BackendUnavailableError} from '../errors.js'
 import type {RuntimeId} from '../runtimeId.js'
@@ -36,7 +36,7 @@ export async function initialiseWebgpu(tfjs: string): Promise<RuntimeId> {
 
 /** The installed `webgpu` package's version: its Dawn build compiles the WGSL, so it is part of the runtime. */
 function dawnVersion(): string {
-  return (createRequire(import.meta.url)('webgpu/package.json') as {version: string}).version
+  return webgpuPackage.version
 }
 
 /**
