@@ -31,7 +31,7 @@ describe('gensyn doctor', () => {
     })
     assert.equal(run.exitCode, 1)
     const errors = String(run.stderr).split('\n').filter((line) => line.startsWith('Error:'))
-    assert.deepEqual(errors, ['Error: backend webgpu is unavailable: no WebGPU adapter (no GPU driver found; without a GPU install lavapipe: scripts/install-lavapipe.sh); use --backend wasm'])
+    assert.deepEqual(errors, ['Error: backend webgpu is unavailable: no WebGPU adapter (no Vulkan driver found: a GPU needs the Vulkan ICD of its driver and libglvnd, without a GPU install lavapipe: scripts/install-lavapipe.sh); use --backend wasm'])
     assert.ok(!String(run.stderr).includes('at async'), 'no JavaScript stack trace')
   })
 

@@ -48,9 +48,10 @@ async function load(): Promise<{gpu: GpuLike; adapter: AdapterInfo}> {
   Object.assign(globalThis, dawn.globals)
   const gpu = dawn.create([])
   const adapter = await gpu.requestAdapter({powerPreference: 'high-performance'}).catch(() => null)
+  // seen on an H100 host: NVIDIA's Vulkan ICD (libGLX_nvidia) does not load without libglvnd, and Dawn then sees no driver
   if (!adapter)
     throw new BackendUnavailableError(
-      'backend webgpu is unavailable: no WebGPU adapter (no GPU driver found; without a GPU install lavapipe: scripts/install-lavapipe.sh); use --backend wasm',
+      'backend webgpu is unavailable: no WebGPU adapter (no Vulkan driver found: a GPU needs the Vulkan ICD of its driver and libglvnd, without a GPU install lavapipe: scripts/install-lavapipe.sh); use --backend wasm',
     )
   const adapterClass = (globalThis as {GPUAdapter?: {prototype: GpuAdapterLike}}).GPUAdapter
   if (adapterClass && !adapterClass.prototype.requestAdapterInfo)
