@@ -1,7 +1,6 @@
 // The cost of the proof: trainJob (a canonical checkpoint encoded, hashed and stored every k steps) against the
 // same TrainingSession run with no checkpoints, side by side, repetitions alternating:
 // `npx tsx bench/proofOverhead.ts [job ...]` (default: every fixture on its own data, the transformer included).
-// BENCH_REPS sets the repetitions (default 3): a tabular job trains in a fraction of a second, so take more.
 import {mkdtemp, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -53,9 +52,8 @@ export async function benchProofOverhead(jobs: string[], repetitions = 3): Promi
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const jobs = process.argv.length > 2 ? process.argv.slice(2) : ['fixtures/jobs/sums-transformer.yaml', 'fixtures/jobs/weather-csv.yaml', 'fixtures/jobs/iris-npz.yaml', 'fixtures/jobs/penguins-parquet.yaml']
-  const repetitions = Number(process.env.BENCH_REPS ?? 3)
-  const {runtime, rows} = await benchProofOverhead(jobs, repetitions)
-  console.log(`proof overhead on ${runtime} (median of ${repetitions}, steps/s)`)
+  const {runtime, rows} = await benchProofOverhead(jobs)
+  console.log(`proof overhead on ${runtime} (median of 3, steps/s)`)
   console.log('job               steps  ckpts  with proof  without  overhead  final test loss  accuracy')
   for (const row of rows)
     console.log(

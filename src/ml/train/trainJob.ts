@@ -5,6 +5,7 @@ import type {BlobStore} from '../../store/types.js'
 import {selectBackend} from '../backend/selectBackend.js'
 import type {BackendChoice, RuntimeId, WasmVariant} from '../backend/runtimeId.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
+import {encodeCheckpoint} from '../checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../checkpoint/types.js'
 import {datasetHash} from '../data/datasetHash.js'
 import {evaluateCheckpoint} from '../evaluate/evaluateCheckpoint.js'
@@ -12,7 +13,6 @@ import {canonicalSpecBytes} from '../spec/canonicalSpecBytes.js'
 import type {JobSpec} from '../spec/schema.js'
 import {specHash} from '../spec/specHash.js'
 import {checkpointSchedule} from './checkpointSchedule.js'
-import {createCheckpointWriter, type CheckpointWriter} from './checkpointWriter.js'
 import {ResumeError} from './errors.js'
 import {startCheckpoint} from './startCheckpoint.js'
 import {reachesStopTarget, type CheckpointAccuracy} from './stopRule.js'
@@ -30,11 +30,7 @@ export type TrainJobParameters = {
   wasmVariant?: WasmVariant | undefined
   /** After each step: the absolute step count reached (start + 1 .. end) and that step's batch loss. Forces a device read per step. */
   onStep?: ((step: number, loss: number) => void) | undefined
-  /**
-   * After each checkpoint is stored (including the task's first), in order; awaited, so it may persist the
-   * reference. Checkpoints are written one interval behind training (createCheckpointWriter), so this is called at
-   * the next checkpoint boundary (the last one's before trainJob returns), never while a step runs.
-   */
+  /** After each checkpoint is stored (including the task's first); awaited, so it may persist the reference. */
   onCheckpoint?: ((checkpoint: CheckpointRef) => void | Promise<void>) | undefined
   /**
    * The state a split task starts from: its parent task's final checkpoint (in `store`), whose step must be the
@@ -100,15 +96,17 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
   const begin = await startCheckpoint({spec, store, start: parameters.start})
   await store.put(canonicalSpecBytes(spec))
   const session = new TrainingSession(spec, {threads: parameters.threads})
-  let writer: CheckpointWriter | undefined
   try {
     const checkpoints: CheckpointRef[] = []
     const accuracies: CheckpointAccuracy[] = []
-    writer = createCheckpointWriter(store, async (ref) => {
+    const save = async (state?: Checkpoint) => {
+      const bytes = encodeCheckpoint(state ?? (await session.snapshot()))
+      const hash = await store.put(bytes)
+      const ref = {step: state?.step ?? session.step, hash}
       checkpoints.push(ref)
       await onCheckpoint?.(ref)
-    })
-    const save = (state: Checkpoint) => (writer as CheckpointWriter).add(state)
+      return ref
+    }
     /** Scores a checkpoint after the first (with stopAt) and says whether the task stops there. */
     const stopsAt = async (step: number, state: Checkpoint): Promise<boolean> => {
       if (spec.training.stopAt === undefined) return false
@@ -155,7 +153,6 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
             break
           }
         }
-        await writer.flush()
         const reached = checkpoints[checkpoints.length - 1]
         if (!stopped && reached?.hash !== resume.hash)
           throw new ResumeError(`resume: checkpoint at step ${resume.step} recomputes to ${reached?.hash}, expected ${resume.hash}`, {
@@ -178,7 +175,6 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
         }
       }
     }
-    await writer.flush()
     const last = checkpoints[checkpoints.length - 1] as CheckpointRef
     const manifest: ProofManifest = {
       version: 1,
@@ -203,8 +199,6 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
       accuracies,
     }
   } finally {
-    // an abort or a failure leaves the checkpoint being written whole on disk; a resume recomputes it
-    await writer?.settle()
     session.dispose()
   }
 }
