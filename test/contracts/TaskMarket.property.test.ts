@@ -33,8 +33,8 @@ const Phase = {None: 0, Steps: 1, TraceHeader: 2, Operators: 3, Arbitration: 4, 
 const GAS = 3_000_000n
 const ether = parseEther
 /**
- * Sequences (fast-check runs) and their length; PROPERTY_RUNS overrides the count. 1000, as issue 18 asks: about
- * 250 s on a 2-core machine.
+ * Sequences (fast-check runs) and their length; PROPERTY_RUNS overrides the count. 1000, as issue 18 asks: 250 to
+ * 500 s on a 2-core machine, depending on the machine and on what the other mocha worker runs.
  */
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 1000)
 const MIN_ACTIONS = 8
@@ -95,7 +95,9 @@ const actionArb: fc.Arbitrary<Action> = fc.record({
  *   jackpot equals what was funded and taxed less what was paid out.
  */
 describe('TaskMarket properties (random action sequences on anvil)', function () {
-  this.timeout(600_000)
+  // 250 to 500 s beside the other worker's devnets, and past 600 s twice on one slower 2-core machine (2026-11-27):
+  // a limit that only guards against a hang
+  this.timeout(1_200_000)
   const ctx = useChain({stake: ether('50'), disputeActors: true})
   let lens: Address
   /** A hostile submitter: a contract that refuses every payment (its refunds can only stay credited). */
