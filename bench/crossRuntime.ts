@@ -199,15 +199,14 @@ export function crossRuntimeTables(result: CrossRuntimeResult): string {
   return lines.join('\n')
 }
 
-/** Runs `plans` (those BENCH_JOBS names, if set), prints each plan's tables as it ends and writes every result to BENCH_OUT when set. */
-export async function runCrossRuntime(plans: Plan[]): Promise<CrossRuntimeResult[]> {
+/** Runs `plans` (those BENCH_JOBS names, if set), prints each plan's tables as it ends and rewrites every result so far to `out`, if given. */
+export async function runCrossRuntime(plans: Plan[], out?: string): Promise<CrossRuntimeResult[]> {
   const wanted = process.env.BENCH_JOBS?.split(',').map((label) => label.trim())
   const results: CrossRuntimeResult[] = []
   for (const plan of plans.filter((p) => !wanted || wanted.includes(p.label))) {
     const result = await benchPlan(plan)
     results.push(result)
     console.log(crossRuntimeTables(result))
-    const out = process.env.BENCH_OUT
     if (out) {
       await mkdir(path.dirname(path.resolve(out)), {recursive: true})
       await writeFile(out, `${JSON.stringify(results, null, 2)}\n`)
@@ -217,4 +216,4 @@ export async function runCrossRuntime(plans: Plan[]): Promise<CrossRuntimeResult
 }
 
 // run as a script, not when imported (bench/gpu.ts, whose bundle gives every module one import.meta.url)
-if (process.argv[1] && path.basename(process.argv[1]) === 'crossRuntime.ts') await runCrossRuntime(lavapipePlans)
+if (process.argv[1] && path.basename(process.argv[1]) === 'crossRuntime.ts') await runCrossRuntime(lavapipePlans, process.env.BENCH_OUT)

@@ -17,13 +17,14 @@ import {fileURLToPath} from 'node:url'
 import {runtimeIdString, selectBackend, type BackendName} from '../src/ml/backend/index.js'
 import {checkpointHash, encodeCheckpoint, initialCheckpoint} from '../src/ml/checkpoint/index.js'
 import {loadLocalJob} from '../src/ml/data/loadLocalJob.js'
-import {parseJobSpec, type JobSpec} from '../src/ml/spec/index.js'
-import {TrainingSession} from '../src/ml/train/trainingSession.js'
+import type {JobSpec} from '../src/ml/spec/index.js'
 import {runCrossRuntime, type Plan} from './crossRuntime.js'
 import {measureGensyn} from './peer/measureGensyn.js'
 import {measureTorch, torchAvailable, type TorchOptions} from './peer/measureTorch.js'
 import {peerFlops} from './peer/peerFlops.js'
+import {mnistSgdJob, referenceModels} from './peer/peerModels.js'
 import {stepPlan} from './peer/stepPlan.js'
+import {trainSegment} from './subtleCheats.js'
 import {table} from './verificationMatrix.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -36,17 +37,13 @@ const log = (line: string) => process.stderr.write(`${line}\n`)
 /** A model of the training table: a fixture job, or an inline one (the issue's reference shapes and one GPU-sized MLP). */
 type Model = {name: string; spec: JobSpec; timedSteps: number}
 
-const mnistJob = (name: string, model: string, training: string, interval: number) =>
-  parseJobSpec(`name: ${name}\n${model}\ndataset: {name: mnist, trainLimit: 10000, testLimit: 1000}\ntraining: ${training}\nproof: {checkpointInterval: ${interval}}\nverification: {segments: 2}\npayment: {maxPrice: "0.00002"}`, `${name}.yaml`)
-
 async function models(): Promise<Model[]> {
   const fixture = async (name: string, timedSteps: number) => ({name, spec: await loadLocalJob(path.join(repoRoot, 'fixtures', 'jobs', `${name}.yaml`)), timedSteps})
-  const sgd = (batch: number) => `{steps: 1000, batchSize: ${batch}, optimizer: {type: sgd, learningRate: 0.05}, seed: 1}`
+  const wide = '\nmodel: {inputShape: [784], layers: [{type: dense, units: 1024, activation: relu}, {type: dense, units: 1024, activation: relu}, {type: dense, units: 10, activation: softmax}]}'
   return [
-    {name: 'mlp-784-128-10', spec: mnistJob('mlp-784-128-10', 'model: {inputShape: [784], layers: [{type: dense, units: 128, activation: relu}, {type: dense, units: 10, activation: softmax}]}', sgd(64), 100), timedSteps: 300},
-    {name: 'cnn-conv8-pool-dense10', spec: mnistJob('cnn-conv8-pool-dense10', 'model: {inputShape: [28, 28, 1], layers: [{type: conv2d, filters: 8, kernelSize: 3, activation: relu}, {type: maxPooling2d, poolSize: 2}, {type: flatten}, {type: dense, units: 10, activation: softmax}]}', sgd(64), 100), timedSteps: 300},
+    ...referenceModels().map((model) => ({...model, timedSteps: 300})),
     // a model a GPU is for (2.45 GFLOP a step): dispatch overhead no longer dominates
-    {name: 'mlp-784-1024-1024-10 (batch 256)', spec: mnistJob('mlp-wide', 'model: {inputShape: [784], layers: [{type: dense, units: 1024, activation: relu}, {type: dense, units: 1024, activation: relu}, {type: dense, units: 10, activation: softmax}]}', sgd(256), 10), timedSteps: 20},
+    {name: 'mlp-784-1024-1024-10 (batch 256)', spec: mnistSgdJob('mlp-wide', wide, {batchSize: 256, checkpointInterval: 10}), timedSteps: 20},
     await fixture('smoke-mlp', 100),
     await fixture('mnist-cnn', 100),
     await fixture('sums-transformer', 50),
@@ -56,14 +53,7 @@ async function models(): Promise<Model[]> {
 /** Trains `steps` steps of `spec` on webgpu and returns the sha256 of the last checkpoint's bytes. */
 async function trainedHash(spec: JobSpec, steps: number): Promise<string> {
   await selectBackend('webgpu')
-  const session = new TrainingSession(spec)
-  try {
-    session.load(initialCheckpoint(spec))
-    await session.run(steps)
-    return checkpointHash(encodeCheckpoint(await session.snapshot()))
-  } finally {
-    session.dispose()
-  }
+  return checkpointHash(encodeCheckpoint(await trainSegment(spec, initialCheckpoint(spec), steps)))
 }
 
 async function repeatability(list: Model[]) {
@@ -131,6 +121,5 @@ const list = await models()
 if (sections.includes('repeatability')) await save('repeatability', await repeatability(list.filter((m) => !m.name.includes('batch 256'))))
 if (sections.includes('training')) await save('training', await training(list))
 if (sections.includes('cross-runtime')) {
-  if (outDir) process.env.BENCH_OUT = path.join(outDir, 'cross-runtime.json')
-  await runCrossRuntime(gpuPlans)
+  await runCrossRuntime(gpuPlans, outDir && path.join(outDir, 'cross-runtime.json'))
 }

@@ -25,12 +25,24 @@ model:
     - {type: dense, units: 10, activation: softmax}`,
 }
 
-const common = `
+/**
+ * A job training `model` (its YAML, `model:` included) on MNIST with plain SGD: the issue's batch 64 and a proof
+ * checkpoint every 100 steps unless given (bench/gpu.ts adds a GPU-sized model at other sizes).
+ */
+export function mnistSgdJob(name: string, model: string, {batchSize = 64, checkpointInterval = 100} = {}): JobSpec {
+  return parseJobSpec(
+    `name: ${name}${model}
 dataset: {name: mnist, trainLimit: 10000, testLimit: 1000}
-training: {steps: 1000, batchSize: 64, optimizer: {type: sgd, learningRate: 0.05}, seed: 1}
-proof: {checkpointInterval: 100}
+training: {steps: 1000, batchSize: ${batchSize}, optimizer: {type: sgd, learningRate: 0.05}, seed: 1}
+proof: {checkpointInterval: ${checkpointInterval}}
 verification: {segments: 2}
-payment: {maxPrice: "0.00002"}`
+payment: {maxPrice: "0.00002"}`,
+    `${name}.yaml`,
+  )
+}
+
+/** The issue's two reference models as jobs (the first rows of bench:peer and bench:gpu). */
+export const referenceModels = (): PeerModel[] => Object.entries(referenceJobs).map(([name, model]) => ({name, spec: mnistSgdJob(name, model)}))
 
 /** What decides a step's cost and result offline: two jobs alike in these train alike (a private job's mapping is not applied offline). */
 const trainingKey = (spec: JobSpec) => JSON.stringify({model: spec.model, training: spec.training, proof: spec.proof, dataset: 'name' in spec.dataset ? spec.dataset.trainLimit : spec.dataset.data})
@@ -41,7 +53,7 @@ const trainingKey = (spec: JobSpec) => JSON.stringify({model: spec.model, traini
  * skipped with the name of their twin; a job that does not load is skipped with its error.
  */
 export async function peerModels(jobsDir: string): Promise<(PeerModel | PeerSkip)[]> {
-  const out: (PeerModel | PeerSkip)[] = Object.entries(referenceJobs).map(([name, model]) => ({name, spec: parseJobSpec(`name: ${name}${model}${common}`, `${name}.yaml`)}))
+  const out: (PeerModel | PeerSkip)[] = referenceModels()
   const seen = new Map<string, string>()
   for (const file of (await readdir(jobsDir)).filter((f) => f.endsWith('.yaml')).sort()) {
     const name = file.replace(/\.yaml$/, '')
