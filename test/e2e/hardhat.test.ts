@@ -85,7 +85,8 @@ describe('a second EVM implementation: the honest lifecycle on a Hardhat node (d
     const seconds = (Date.now() - started) / 1000
     const calls = proxy.seen.length - callsBefore
     const output = actors.map((actor) => actor.output.join('\n')).join('\n---\n')
-    assert.equal(submit.exitCode, 0, `${String(submit.stderr)}\n${output}`)
+    // stdout too: with --json, submit reports a failed wait there as an error object
+    assert.equal(submit.exitCode, 0, `${String(submit.stderr)}\n${String(submit.stdout)}\n${output}`)
     const result = JSON.parse(String(submit.stdout).trim().split('\n').at(-1)!) as {tasks: {taskId: string; status: string; verdict: string}[]}
     assert.deepEqual(
       result.tasks.map((task) => [task.status, task.verdict]),
