@@ -1,5 +1,5 @@
 import {randomBytes} from 'node:crypto'
-import {chmod, mkdir, readFile, rename, writeFile} from 'node:fs/promises'
+import {chmod, link, mkdir, readFile, rename, unlink, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import type {Hex} from 'viem'
 import {z} from 'zod'
@@ -55,12 +55,18 @@ export async function loadOrCreateSecret(file: string): Promise<Hex> {
  */
 export async function createSecret(file: string, secret: Hex): Promise<boolean> {
   await mkdir(path.dirname(file), {recursive: true, mode: 0o700})
+  // Written whole to a file of its own, then linked into place: link() fails if the secret exists and never
+  // shows a reader a file created but not yet written (an exclusive create of `file` itself did, once in CI).
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`
+  await writeFile(tmp, `${secret}\n`, {mode: 0o600})
   try {
-    await writeFile(file, `${secret}\n`, {mode: 0o600, flag: 'wx'})
+    await link(tmp, file)
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false
     throw error
+  } finally {
+    await unlink(tmp)
   }
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import * as tf from '@tensorflow/tfjs'
 import {createHash} from 'node:crypto'
-import {mkdtemp, readFile, rm, stat, writeFile} from 'node:fs/promises'
+import {mkdtemp, readdir, readFile, rm, stat, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import type {Hex} from 'viem'
@@ -229,8 +229,14 @@ describe('privacy: secret and key files', () => {
     assert.match(secret, /^0x[0-9a-f]{64}$/)
     assert.equal((await stat(file)).mode & 0o777, 0o600)
     assert.equal(await loadOrCreateSecret(file), secret)
-    const [a, b] = await Promise.all([loadOrCreateSecret(join(dir, 'raced')), loadOrCreateSecret(join(dir, 'raced'))])
-    assert.equal(a, b)
+    // Submitters starting at once all get the one secret written, and none reads it half-written (an exclusive
+    // create of the file itself showed one an empty file within a few hundred rounds here).
+    for (let round = 0; round < 1000; round++) {
+      const raced = join(dir, `raced-${round}`)
+      const secrets = await Promise.all(Array.from({length: 8}, () => loadOrCreateSecret(raced)))
+      assert.deepEqual(new Set(secrets), new Set([(await readFile(raced, 'utf8')).trim()]))
+    }
+    assert.deepEqual((await readdir(dir)).filter((name) => name.includes('.tmp-')), [])
     await writeFile(join(dir, 'bad'), 'not hex\n')
     await assert.rejects(loadOrCreateSecret(join(dir, 'bad')), (e: unknown) => e instanceof PrivacyError && /expected 0x followed by 64/.test(e.shortMessage))
   })
