@@ -34,6 +34,8 @@ export async function receiveBlob(request: IncomingMessage, options: ReceiveBlob
   const tmpPath = join(options.tmpDir, `upload-${process.pid}-${randomBytes(8).toString('hex')}`)
   const hash = createHash('sha256')
   let size = 0
+  // flush: fsync before the file is closed, so the blob is on disk before it is renamed into place.
+  const file = createWriteStream(tmpPath, {flags: 'wx', flush: options.fsync ?? true})
   try {
     await pipeline(
       // destroyOnReturn false: a refused body (too large, the store full) leaves the request open, so that
@@ -47,10 +49,12 @@ export async function receiveBlob(request: IncomingMessage, options: ReceiveBlob
           yield chunk
         }
       },
-      // flush: fsync before the file is closed, so the blob is on disk before it is renamed into place.
-      createWriteStream(tmpPath, {flags: 'wx', flush: options.fsync ?? true}),
+      file,
     )
   } catch (error) {
+    // A body refused at once can fail the pipeline while the file's open is still pending: the stream opens the
+    // file, then closes it. Removed before then, it would be created afterwards and left behind.
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()))
     await rm(tmpPath, {force: true})
     throw diskFull(error) ? new StoreRequestRejectedError(507, 'the store\'s disk is full', undefined) : error
   }
