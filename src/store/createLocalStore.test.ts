@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import {execFile} from 'node:child_process'
+import {existsSync} from 'node:fs'
 import {mkdtemp, readdir, readFile, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import {join} from 'node:path'
@@ -29,6 +30,22 @@ describe('createLocalStore', () => {
     const file = await readFile(join(dir, 'sha256', hash.slice(2, 4), hash.slice(4)))
     assert.deepEqual(new Uint8Array(file), bytes)
     assert.deepEqual(await readdir(join(dir, 'tmp')), [], 'no temporary files left')
+  })
+
+  it('stores a blob while the calling thread computes: the fsync does not wait for it to await (a trainer between checkpoints)', async () => {
+    const store = createLocalStore(dir)
+    const bytes = new Uint8Array(1 << 20).fill(3)
+    const hash = sha256Hex(bytes)
+    const file = join(dir, 'sha256', hash.slice(2, 4), hash.slice(4))
+    const stored = store.put(bytes)
+    // busy on this thread, as synchronous training is: a put made of promise steps here could not finish meanwhile
+    const started = Date.now()
+    while (!existsSync(file) && Date.now() - started < 10_000) {
+      for (let spin = 0; spin < 1e5; spin++);
+    }
+    assert.ok(existsSync(file), 'the blob reached its place while this thread never yielded')
+    assert.equal(await stored, hash)
+    assert.deepEqual(await store.get(hash), bytes)
   })
 
   it('stores JSON canonically (sorted keys), so equal values share a hash', async () => {

@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
-import {mkdir, open, readFile, rename, rm, stat} from 'node:fs/promises'
-import {join, resolve} from 'node:path'
+import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
+import {dirname, join, resolve} from 'node:path'
 import type {Hex} from 'viem'
 import {blobPath} from './blobPath.js'
 import {canonicalJsonBytes} from './canonicalJson.js'
@@ -8,6 +8,7 @@ import {BlobIntegrityError, BlobNotFoundError, InvalidHashError} from './errors.
 import {parseJsonBlob} from './parseJsonBlob.js'
 import {isHash, sha256Hex} from './sha256.js'
 import type {BlobStore} from './types.js'
+import {writeFileDurably} from './writeFileDurably.js'
 
 export type LocalStoreOptions = {
   /** fsync each blob before it is renamed into place (default true): a power cut cannot leave a torn blob. */
@@ -45,25 +46,20 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
   async function put(bytes: Uint8Array): Promise<Hex> {
     const hash = sha256Hex(bytes)
     const path = pathOf(hash)
+    const tmp = join(root, 'tmp', `${hash.slice(2, 18)}.${process.pid}.${randomBytes(6).toString('hex')}`)
+    // Posted to the writer thread before the first await: a caller that goes on computing (a trainer) overlaps it.
+    if (fsync) {
+      await writeFileDurably(tmp, path, bytes, {unlessSha256: hash.slice(2)})
+      return hash
+    }
     if (await exists(path)) {
       // already there: keep it if intact, else replace it (repairs a corrupted blob)
       const current = await readFile(path).catch(() => undefined)
       if (current && sha256Hex(current) === hash) return hash
     }
-    const tmpDir = join(root, 'tmp')
-    await mkdir(tmpDir, {recursive: true})
-    await mkdir(join(root, 'sha256', hash.slice(2, 4)), {recursive: true})
-    const tmp = join(tmpDir, `${hash.slice(2, 18)}.${process.pid}.${randomBytes(6).toString('hex')}`)
-    const handle = await open(tmp, 'wx')
-    try {
-      await handle.writeFile(bytes)
-      if (fsync) await handle.sync()
-    } catch (error) {
-      await handle.close()
-      await rm(tmp, {force: true})
-      throw error
-    }
-    await handle.close()
+    await mkdir(dirname(tmp), {recursive: true})
+    await mkdir(dirname(path), {recursive: true})
+    await writeFile(tmp, bytes, {flag: 'wx'})
     try {
       await rename(tmp, path)
     } catch (error) {

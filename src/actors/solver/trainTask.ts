@@ -65,12 +65,12 @@ async function trainHonestly(run: SolverRun, task: Task, spec: JobSpec, saved: S
     resume,
     start: parent ? {hash: finalCheckpointOf(parent).hash} : undefined,
     onStep: (step, loss) => progress(run, task, spec, step, loss),
-    onCheckpoint: async (checkpoint) => {
+    onCheckpoint: async (checkpoint, loss) => {
       if (!stored.some((known) => known.step === checkpoint.step)) stored.push(checkpoint)
       const current = (await readSolverState(connection.stateDir, me, task.id)) ?? saved
       await writeSolverState(connection.stateDir, me, {...current, checkpoints: stored})
       // Told only once it is on disk: a process killed after this event resumes from this checkpoint.
-      run.emit({type: 'checkpoint', taskId: task.id, step: checkpoint.step, hash: checkpoint.hash})
+      run.emit({type: 'checkpoint', taskId: task.id, step: checkpoint.step, hash: checkpoint.hash, ...(loss === undefined ? {} : {loss})})
       await dutiesDuringTraining(run)
     },
   })

@@ -29,7 +29,8 @@ export type SolverEvent =
   /** `step` is the job's absolute step; the task trains `from` .. `steps` (a split task's range). */
   | {type: 'progress'; taskId: bigint; step: number; steps: number; from: number; loss: number}
   /** A checkpoint stored (and written to the state file, so a restart resumes from it). */
-  | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex}
+  /** Stored and recorded (one interval after it was taken, trainJob writes behind training); `loss` is its step's batch loss. */
+  | {type: 'checkpoint'; taskId: bigint; step: number; hash: Hex; loss?: number}
   /** The forced-error coin, computed off-chain and checked against `forcedErrorOf`. */
   | {type: 'coin'; taskId: bigint; forced: boolean}
   /** A long training recorded its seed before the EVM forgot the seed block (TaskMarket.fixSeed). */

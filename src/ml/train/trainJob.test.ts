@@ -51,13 +51,23 @@ describe('trainJob', () => {
 
       it('is deterministic: two runs give identical checkpoint hashes', async () => {
         const steps: number[] = []
+        const stepLosses = new Map<number, number>()
         const reported: string[] = []
-        first = await trainJob({spec, store, onStep: (s) => steps.push(s), onCheckpoint: (c) => void reported.push(`${c.step}:${c.hash}`)})
+        const reportedLosses: (number | undefined)[] = []
+        first = await trainJob({
+          spec,
+          store,
+          onStep: (s, loss) => void (steps.push(s), stepLosses.set(s, loss)),
+          onCheckpoint: (c, loss) => void (reported.push(`${c.step}:${c.hash}`), reportedLosses.push(loss)),
+        })
         const second = await trainJob({spec, store})
         assert.deepEqual(first.checkpoints.map((c) => c.step), [0, 27, 54, 60])
         assert.deepEqual(second.checkpoints, first.checkpoints)
         assert.equal(second.manifestHash, first.manifestHash)
         assert.deepEqual(reported, first.checkpoints.map((c) => `${c.step}:${c.hash}`))
+        // announced an interval late (written behind training), each with the loss of its own step
+        assert.deepEqual(reportedLosses, [undefined, stepLosses.get(27), stepLosses.get(54), stepLosses.get(60)])
+        assert.notEqual(stepLosses.get(27), stepLosses.get(54))
         assert.deepEqual(steps, Array.from({length: 60}, (_, i) => i + 1))
         assert.equal(new Set(first.checkpoints.map((c) => c.hash)).size, 4, 'the weights move')
         assert.ok(Number.isFinite(first.finalLoss) && first.finalLoss > 0)

@@ -5,7 +5,6 @@ import type {BlobStore} from '../../store/types.js'
 import {selectBackend} from '../backend/selectBackend.js'
 import type {BackendChoice, RuntimeId, WasmVariant} from '../backend/runtimeId.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
-import {encodeCheckpoint} from '../checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../checkpoint/types.js'
 import {datasetHash} from '../data/datasetHash.js'
 import {evaluateCheckpoint} from '../evaluate/evaluateCheckpoint.js'
@@ -13,6 +12,7 @@ import {canonicalSpecBytes} from '../spec/canonicalSpecBytes.js'
 import type {JobSpec} from '../spec/schema.js'
 import {specHash} from '../spec/specHash.js'
 import {checkpointSchedule} from './checkpointSchedule.js'
+import {createCheckpointWriter, type CheckpointWriter} from './checkpointWriter.js'
 import {ResumeError} from './errors.js'
 import {startCheckpoint} from './startCheckpoint.js'
 import {reachesStopTarget, type CheckpointAccuracy} from './stopRule.js'
@@ -30,8 +30,12 @@ export type TrainJobParameters = {
   wasmVariant?: WasmVariant | undefined
   /** After each step: the absolute step count reached (start + 1 .. end) and that step's batch loss. Forces a device read per step. */
   onStep?: ((step: number, loss: number) => void) | undefined
-  /** After each checkpoint is stored (including the task's first); awaited, so it may persist the reference. */
-  onCheckpoint?: ((checkpoint: CheckpointRef) => void | Promise<void>) | undefined
+  /**
+   * After each checkpoint is stored (including the task's first), in order; awaited, so it may persist the
+   * reference. Checkpoints are written one interval behind training (createCheckpointWriter), so this is called at
+   * the next checkpoint boundary (the last one's before trainJob returns), never while a step runs.
+   */
+  onCheckpoint?: ((checkpoint: CheckpointRef, loss: number | undefined) => void | Promise<void>) | undefined
   /**
    * The state a split task starts from: its parent task's final checkpoint (in `store`), whose step must be the
    * task's range start (taskStepRange). Required when the range starts above step 0; for a range starting at
@@ -60,6 +64,11 @@ export type TrainResult = {
   /** Batch loss of the last step run (NaN if the run resumed at the last step). */
   finalLoss: number
   seconds: number
+  /**
+   * Of `seconds`, those in the training steps themselves; the rest is set-up, checkpoints and the manifest (the
+   * proof's cost, bench/proofOverhead.ts). Measured by trainJob only, not for an adversary's proof.
+   */
+  stepSeconds?: number | undefined
   /** Steps the proof covers: its last checkpoint's step minus the task's range start (commitProof's `totalSteps`). */
   totalSteps: number
   /** The task ended before its range's end because a checkpoint reached `training.stopAt` (docs/market.md, section 2). */
@@ -96,17 +105,22 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
   const begin = await startCheckpoint({spec, store, start: parameters.start})
   await store.put(canonicalSpecBytes(spec))
   const session = new TrainingSession(spec, {threads: parameters.threads})
+  let writer: CheckpointWriter | undefined
+  let stepSeconds = 0
+  const timed = async (steps: () => Promise<number>) => {
+    const before = performance.now()
+    const loss = await steps()
+    stepSeconds += (performance.now() - before) / 1000
+    return loss
+  }
   try {
     const checkpoints: CheckpointRef[] = []
     const accuracies: CheckpointAccuracy[] = []
-    const save = async (state?: Checkpoint) => {
-      const bytes = encodeCheckpoint(state ?? (await session.snapshot()))
-      const hash = await store.put(bytes)
-      const ref = {step: state?.step ?? session.step, hash}
+    writer = createCheckpointWriter(store, async (ref, loss) => {
       checkpoints.push(ref)
-      await onCheckpoint?.(ref)
-      return ref
-    }
+      await onCheckpoint?.(ref, loss)
+    })
+    const save = (state: Checkpoint, loss?: number) => (writer as CheckpointWriter).add(state, loss)
     /** Scores a checkpoint after the first (with stopAt) and says whether the task stops there. */
     const stopsAt = async (step: number, state: Checkpoint): Promise<boolean> => {
       if (spec.training.stopAt === undefined) return false
@@ -144,15 +158,16 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
         session.load(begin.state)
         await save(begin.state)
         for (const next of schedule.filter((s) => s > range.start && s <= resume.step)) {
-          await session.run(next, {signal})
-          const state = (await session.snapshot())
-          await save(state)
+          const loss = await timed(() => session.run(next, {signal}))
+          const state = await session.snapshot()
+          await save(state, loss)
           // a task that reaches its target before the resume point ends there (this task's own run never got past it)
           if (await stopsAt(next, state)) {
             stopped = true
             break
           }
         }
+        await writer.flush()
         const reached = checkpoints[checkpoints.length - 1]
         if (!stopped && reached?.hash !== resume.hash)
           throw new ResumeError(`resume: checkpoint at step ${resume.step} recomputes to ${reached?.hash}, expected ${resume.hash}`, {
@@ -166,15 +181,16 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
     let finalLoss = Number.NaN
     if (!stopped) {
       for (const next of schedule.filter((s) => s > session.step)) {
-        finalLoss = await session.run(next, {onStep, signal})
-        const state = (await session.snapshot())
-        await save(state)
+        finalLoss = await timed(() => session.run(next, {onStep, signal}))
+        const state = await session.snapshot()
+        await save(state, finalLoss)
         if (await stopsAt(next, state)) {
           stopped = true
           break
         }
       }
     }
+    await writer.flush()
     const last = checkpoints[checkpoints.length - 1] as CheckpointRef
     const manifest: ProofManifest = {
       version: 1,
@@ -194,11 +210,14 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
       runtime,
       finalLoss,
       seconds: (performance.now() - started) / 1000,
+      stepSeconds,
       totalSteps: last.step - range.start,
       stoppedEarly: last.step < range.end,
       accuracies,
     }
   } finally {
+    // an abort or a failure leaves the checkpoint being written whole on disk; a resume recomputes it
+    await writer?.settle()
     session.dispose()
   }
 }

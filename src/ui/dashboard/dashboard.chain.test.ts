@@ -175,15 +175,18 @@ describe('the devnet dashboard (ink)', () => {
     // The start checkpoint comes before any step: no loss yet, no curve.
     solve({type: 'checkpoint', taskId: '1', step: 0, hash: `0x${'00'.repeat(32)}`})
     assert.doesNotMatch(frameLines(renderOnce(state)).join('\n'), /TRAINING/)
+    // As trainJob announces them: each checkpoint once stored, at the next boundary, with its own step's loss.
     const losses: number[] = []
+    const announce = (step: number, loss: number) => solve({type: 'checkpoint', taskId: '1', step, hash: `0x${'ab'.repeat(32)}`, loss})
     for (let step = 1; step <= 125; step++) {
       const loss = 2.3 * Math.exp(-step / 40) + (step % 7) * 0.01
       solve({type: 'progress', taskId: '1', step, steps: 200, from: 0, loss})
       if (step % 25 === 0) {
-        solve({type: 'checkpoint', taskId: '1', step, hash: `0x${'ab'.repeat(32)}`})
+        if (losses.length > 0) announce(step - 25, losses.at(-1)!)
         losses.push(loss)
       }
     }
+    announce(125, losses.at(-1)!)
     const frame = frameLines(renderOnce(state, {columns: 100, rows: 30}))
     assertFits(frame, 100, 30)
     assert.ok(frame.some((line) => line.startsWith('TRAINING')), frame.join('\n'))
@@ -196,9 +199,13 @@ describe('the devnet dashboard (ink)', () => {
     assert.equal(bars.at(-1), '▁')
     assert.ok(row.includes(`${losses[0]!.toFixed(3)} → ${losses.at(-1)!.toFixed(3)} · 5 ckpts`), row)
     assert.match(row, /now \d\.\d{3} at step 125/)
-    // One more checkpoint, one more bar.
+    // One more checkpoint, one more bar; an event without a loss (a cheat's proof) takes the last step's when it is at that step.
     for (let step = 126; step <= 150; step++) solve({type: 'progress', taskId: '1', step, steps: 200, from: 0, loss: 0.2})
     solve({type: 'checkpoint', taskId: '1', step: 150, hash: `0x${'cd'.repeat(32)}`})
+    assert.equal(/loss ([▁▂▃▄▅▆▇█]+) /.exec(trainingRows()[0]!)![1]!.length, 6)
+    // a late event without a loss adds no point: the loss of its step is no longer known
+    for (let step = 151; step <= 180; step++) solve({type: 'progress', taskId: '1', step, steps: 200, from: 0, loss: 0.1})
+    solve({type: 'checkpoint', taskId: '1', step: 175, hash: `0x${'ef'.repeat(32)}`})
     assert.equal(/loss ([▁▂▃▄▅▆▇█]+) /.exec(trainingRows()[0]!)![1]!.length, 6)
   })
 

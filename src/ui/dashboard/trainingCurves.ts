@@ -6,8 +6,9 @@ const curveLimit = 12
 
 /**
  * Folds a solver's `progress` (its batch loss at every step) and `checkpoint` events into the curve of the
- * task it trains: a point per checkpoint, at the loss of the step it was taken at. A checkpoint before any
- * step (the task's start) has no loss yet and adds no point.
+ * task it trains: a point per checkpoint, at the loss of the step it was taken at (the event's `loss`, else the
+ * last progress event's when it is at that step). A checkpoint before any step (the task's start) has no loss
+ * and adds no point.
  */
 export function applyTrainingEvent(curves: LiveCurve[], solver: string, event: Record<string, unknown>): void {
   if (event.type !== 'progress' && event.type !== 'checkpoint') return
@@ -23,7 +24,9 @@ export function applyTrainingEvent(curves: LiveCurve[], solver: string, event: R
     const loss = Number(event.loss)
     if (Number.isFinite(loss)) curve.lastLoss = loss
     curve.step = step
-  } else if (curve.lastLoss !== undefined && curve.step === step && !curve.checkpoints.some((point) => point.step === step)) {
-    curve.checkpoints.push({step, loss: curve.lastLoss})
+  } else if (!curve.checkpoints.some((point) => point.step === step)) {
+    // A checkpoint is announced once stored, an interval after its step: its event carries that step's loss.
+    const loss = Number.isFinite(event.loss) ? Number(event.loss) : curve.step === step ? curve.lastLoss : undefined
+    if (loss !== undefined) curve.checkpoints.push({step, loss})
   }
 }
