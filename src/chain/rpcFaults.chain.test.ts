@@ -96,6 +96,28 @@ describe('RPC faults: paged log reads, retries with backoff, a stalled chain (re
     }
   })
 
+  it('a transaction whose answer was lost is not sent twice: the retry told "nonce too low" finds it mined and returns its hash', async () => {
+    // What a Hardhat node under load did in CI: it mined the settle, answered after the client gave up, and the
+    // retry of the same signed transaction was refused with "nonce too low".
+    const proxy = await startFaultyRpc(anvil.rpcUrl, (request) =>
+      request.method === 'eth_sendRawTransaction' && proxy.seen.every((seen) => seen.method !== 'eth_sendRawTransaction') ? {kind: 'lost-answer', status: 504} : {kind: 'forward'},
+    )
+    try {
+      const {publicClient, walletClient, account} = await createClients({rpcUrl: proxy.url, chainId: anvil.chainId, privateKey: KEY_0})
+      const nonce = await publicClient.getTransactionCount({address: account.address, blockTag: 'pending'})
+      const hash = await walletClient.sendTransaction({to: '0x000000000000000000000000000000000000dEaD', value: 1n})
+      const receipt = await waitForReceipt(publicClient, {hash})
+      assert.equal(receipt.status, 'success')
+      assert.equal((await publicClient.getTransaction({hash})).nonce, nonce)
+      assert.equal(await publicClient.getTransactionCount({address: account.address, blockTag: 'pending'}), nonce + 1, 'sent once')
+      const sends = proxy.seen.filter((request) => request.method === 'eth_sendRawTransaction')
+      assert.deepEqual(sends.map((request) => request.fault), ['lost-answer', 'forward'])
+      assert.ok(proxy.seen.some((request) => request.method === 'eth_getTransactionByHash'))
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it('does not retry an answer: a revert or a bad request is asked once', async () => {
     const proxy = await startFaultyRpc(anvil.rpcUrl, (request) => (request.method === 'eth_call' ? {kind: 'rpc-error', code: 3, message: 'execution reverted'} : {kind: 'forward'}))
     try {

@@ -10,6 +10,8 @@ export type Fault =
   | {kind: 'status'; status: number}
   /** A JSON-RPC error answer. */
   | {kind: 'rpc-error'; code: number; message: string}
+  /** Forwarded and done by the node, but its answer lost on the way back: the client gets this status instead. */
+  | {kind: 'lost-answer'; status: number}
 
 export type FaultyRpc = {
   url: string
@@ -41,7 +43,11 @@ export async function startFaultyRpc(upstream: string, decide: (request: RpcRequ
         return
       }
       fetch(upstream, {method: 'POST', headers: {'content-type': 'application/json'}, body})
-        .then(async (answer) => response.writeHead(answer.status, {'content-type': 'application/json'}).end(await answer.text()))
+        .then(async (answer) => {
+          const text = await answer.text()
+          if (fault.kind === 'lost-answer') response.writeHead(fault.status, {'content-type': 'text/plain'}).end('upstream timed out')
+          else response.writeHead(answer.status, {'content-type': 'application/json'}).end(text)
+        })
         .catch(() => response.writeHead(502).end())
     })
   })
