@@ -52,7 +52,9 @@ export function retryingTransport(rpcUrl: string, policy: RetryPolicy = {}): Htt
           {retries, factor: 2, minTimeout: policy.minTimeoutMs ?? 250, maxTimeout: 8000, randomize: true, shouldRetry: ({error}) => isTransientRpcError(error)},
         )
       } catch (error) {
-        if (attempts > 1 && args.method === 'eth_sendRawTransaction' && (await accepted(inner.request, args.params))) return keccak256((args.params as [Hex])[0]) as never
+        const raw = args.method === 'eth_sendRawTransaction' ? (args.params as [Hex] | undefined)?.[0] : undefined
+        const hash = raw === undefined ? undefined : keccak256(raw)
+        if (attempts > 1 && hash !== undefined && (await knowsTransaction(inner.request, hash))) return hash as never
         if (attempts <= retries || !isTransientRpcError(error)) throw error
         throw new RpcGaveUpError({rpcUrl, method: args.method, attempts, seconds: (performance.now() - started) / 1000, cause: error})
       }
@@ -63,13 +65,11 @@ export function retryingTransport(rpcUrl: string, policy: RetryPolicy = {}): Htt
 }
 
 /**
- * Whether a raw transaction sent again after a lost answer was taken the first time: the node knows its hash. A
- * node that mines as it receives (Hardhat, anvil) can take longer than the request's timeout to answer, and the
- * second try is then told "nonce too low" for the transaction it already mined.
+ * Whether the node knows a transaction: one sent again after a lost answer was taken the first time. A node that
+ * mines as it receives (Hardhat, anvil) can take longer than the request's timeout to answer, and the second try
+ * is then told "nonce too low" for the transaction it already mined.
  */
-async function accepted(request: (args: {method: 'eth_getTransactionByHash'; params: [Hex]}) => Promise<unknown>, params: unknown): Promise<boolean> {
-  const raw = (params as [Hex] | undefined)?.[0]
-  if (raw === undefined) return false
-  const known = await request({method: 'eth_getTransactionByHash', params: [keccak256(raw)]}).catch(() => null)
+async function knowsTransaction(request: (args: {method: 'eth_getTransactionByHash'; params: [Hex]}) => Promise<unknown>, hash: Hex): Promise<boolean> {
+  const known = await request({method: 'eth_getTransactionByHash', params: [hash]}).catch(() => null)
   return known !== null && known !== undefined
 }

@@ -12,7 +12,7 @@ import {canonicalSpecBytes} from '../spec/canonicalSpecBytes.js'
 import type {JobSpec} from '../spec/schema.js'
 import {specHash} from '../spec/specHash.js'
 import {checkpointSchedule} from './checkpointSchedule.js'
-import {createCheckpointWriter, type CheckpointWriter} from './checkpointWriter.js'
+import {createCheckpointWriter} from './checkpointWriter.js'
 import {ResumeError} from './errors.js'
 import {startCheckpoint} from './startCheckpoint.js'
 import {reachesStopTarget, type CheckpointAccuracy} from './stopRule.js'
@@ -105,7 +105,11 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
   const begin = await startCheckpoint({spec, store, start: parameters.start})
   await store.put(canonicalSpecBytes(spec))
   const session = new TrainingSession(spec, {threads: parameters.threads})
-  let writer: CheckpointWriter | undefined
+  const checkpoints: CheckpointRef[] = []
+  const writer = createCheckpointWriter(store, async (ref, loss) => {
+    checkpoints.push(ref)
+    await onCheckpoint?.(ref, loss)
+  })
   let stepSeconds = 0
   const timed = async (steps: () => Promise<number>) => {
     const before = performance.now()
@@ -114,13 +118,8 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
     return loss
   }
   try {
-    const checkpoints: CheckpointRef[] = []
     const accuracies: CheckpointAccuracy[] = []
-    writer = createCheckpointWriter(store, async (ref, loss) => {
-      checkpoints.push(ref)
-      await onCheckpoint?.(ref, loss)
-    })
-    const save = (state: Checkpoint, loss?: number) => (writer as CheckpointWriter).add(state, loss)
+    const save = (state: Checkpoint, loss?: number) => writer.add(state, loss)
     /** Scores a checkpoint after the first (with stopAt) and says whether the task stops there. */
     const stopsAt = async (step: number, state: Checkpoint): Promise<boolean> => {
       if (spec.training.stopAt === undefined) return false
@@ -217,7 +216,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
     }
   } finally {
     // an abort or a failure leaves the checkpoint being written whole on disk; a resume recomputes it
-    await writer?.settle()
+    await writer.settle()
     session.dispose()
   }
 }
