@@ -4,7 +4,11 @@ import {tmpdir} from 'node:os'
 import {join} from 'node:path'
 import {createLocalStore} from '../../store/createLocalStore.js'
 import type {BlobStore} from '../../store/types.js'
+import {selectBackend} from '../backend/selectBackend.js'
+import {checkpointHash} from '../checkpoint/checkpointHash.js'
 import {decodeCheckpoint} from '../checkpoint/decodeCheckpoint.js'
+import {encodeCheckpoint} from '../checkpoint/encodeCheckpoint.js'
+import {initialCheckpoint} from '../checkpoint/initialCheckpoint.js'
 import {evaluateCheckpoint} from '../evaluate/evaluateCheckpoint.js'
 import {loadJobSpec} from '../spec/loadJobSpec.js'
 import {batchIndices} from './batchIndices.js'
@@ -12,6 +16,7 @@ import {checkpointSchedule} from './checkpointSchedule.js'
 import {ResumeError, TrainingAbortedError} from './errors.js'
 import {tinySpec} from './testSpecs.js'
 import {trainJob} from './trainJob.js'
+import {TrainingSession} from './trainingSession.js'
 
 describe('trainJob', () => {
   let dir: string
@@ -34,6 +39,28 @@ describe('trainJob', () => {
     assert.ok([...seen.values()].every((n) => n === 4))
     assert.deepEqual(batchIndices({seed: 1, step: 3, batchSize: 8, datasetSize: size}), batchIndices({seed: 1, step: 3, batchSize: 8, datasetSize: size}))
     assert.notDeepEqual(batchIndices({seed: 1, step: 3, batchSize: 8, datasetSize: size}), batchIndices({seed: 2, step: 3, batchSize: 8, datasetSize: size}))
+  })
+
+  it('lets timers, signals and I/O in while it trains only with yieldEveryMs, on the same bits', async () => {
+    await selectBackend('wasm')
+    const spec = tinySpec({steps: 30})
+    const trainWatching = async (options: {yieldEveryMs?: number}) => {
+      const session = new TrainingSession(spec)
+      session.load(initialCheckpoint(spec))
+      let fired = false
+      setTimeout(() => void (fired = true), 0)
+      await session.run(spec.training.steps, options)
+      const firedDuringRun = fired
+      const hash = checkpointHash(encodeCheckpoint(await session.snapshot()))
+      session.dispose()
+      await new Promise((resolve) => setTimeout(resolve, 5))
+      return {firedDuringRun, hash}
+    }
+    const held = await trainWatching({})
+    const yielding = await trainWatching({yieldEveryMs: 0})
+    assert.equal(held.firedDuringRun, false, 'steps on one thread run synchronously inside run (operator tracing relies on it)')
+    assert.equal(yielding.firedDuringRun, true, 'a timer due meanwhile (a parent watch, a signal) ran during the run')
+    assert.equal(yielding.hash, held.hash)
   })
 
   it('checkpoints at step 0, every k steps and the last step', () => {

@@ -28,7 +28,17 @@ export type RunOptions = {
   onBoundary?: ((step: number) => void | Promise<void>) | undefined
   stopAt?: ReadonlySet<number> | undefined
   signal?: AbortSignal | undefined
+  /**
+   * Lets the event loop turn (timers, signals, I/O replies) once this many milliseconds of steps have run since it
+   * last did. Without it, steps on one thread run synchronously inside `run` (which operator tracing relies on),
+   * and a Ctrl-C, a dead devnet's parent watch or a finished write waits for the next checkpoint, minutes away
+   * on a large model.
+   */
+  yieldEveryMs?: number | undefined
 }
+
+/** One turn of the event loop: timers and I/O callbacks that came due run before the promise resolves. */
+const turnEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** The features and targets of `indices` (rows of `samples`), as a batch: x [B, featureSize], y [B, outputs]. */
 export function batchOf(samples: Samples, indices: Int32Array): {x: Float32Array; y: Float32Array; indices: Int32Array} {
@@ -142,7 +152,8 @@ export class TrainingSession {
 
   /**
    * Runs steps until the state reaches `toStep`. Returns the last step's loss (NaN when no step ran). On one
-   * thread (and with one micro-batch) the steps run synchronously inside this call, which tracing relies on.
+   * thread (and with one micro-batch) the steps run synchronously inside this call, which tracing relies on,
+   * unless `yieldEveryMs` is given.
    */
   async run(toStep: number, options: RunOptions = {}): Promise<number> {
     if (this.params.length !== this.names.length) throw new CheckpointMismatchError('training session: load a checkpoint first')
@@ -150,7 +161,12 @@ export class TrainingSession {
     const pool = this.step < toStep ? this.poolForRun() : undefined
     if (pool) await pool.start()
     let loss = Number.NaN
+    let turned = performance.now()
     while (this.step < toStep) {
+      if (options.yieldEveryMs !== undefined && performance.now() - turned >= options.yieldEveryMs) {
+        await turnEventLoop()
+        turned = performance.now()
+      }
       if (options.signal?.aborted) throw new TrainingAbortedError(this.step)
       const wantLoss = options.onStep !== undefined || this.step + 1 === toStep
       const lossTensor = pool ? await this.threadedStep(pool) : this.trainStep(() => this.gradientsHere(this.step))
