@@ -7,7 +7,7 @@ import {type RestartPolicy, type SupervisedActor, superviseActor} from './superv
 
 const sleeper = 'setInterval(() => {}, 1000)'
 const policy: RestartPolicy = {maxQuickCrashes: 1, healthySeconds: 30, baseDelayMs: 10, maxDelayMs: 10}
-const settings = (kills: number, seed = 1): ChaosSettings => ({kills, seed, roles: ['submitter', 'solver', 'verifier', 'whistleblower'], minGapSeconds: 0, maxGapSeconds: 0.05})
+const settings = (kills: number, seed = 1): ChaosSettings => ({kills, seed, roles: ['submitter', 'solver', 'verifier', 'whistleblower'], minGapSeconds: 0, maxGapSeconds: 0.05, patienceSeconds: 20})
 
 describe('startChaosMonkey (real processes under the supervisor)', function () {
   this.timeout(30_000)
@@ -48,6 +48,31 @@ describe('startChaosMonkey (real processes under the supervisor)', function () {
     )
     assert.ok(actors.every((actor) => actor.exit === undefined), 'every victim was restarted')
     monkey.stop()
+  })
+
+  it('waits its patience for a least-hit role before striking a role it has hit already', async () => {
+    const strikes = async (patienceSeconds: number) => {
+      const solver = spawn('solver-1', 'solver')
+      const whistleblower = spawn('whistleblower-1', 'whistleblower')
+      const kills: ChaosKill[] = []
+      const monkey = startChaosMonkey({...settings(2), roles: ['solver', 'whistleblower'], minGapSeconds: 0, maxGapSeconds: 0, patienceSeconds}, () => actors, (kill) => kills.push(kill))
+      // The solver works all the time; the whistleblower only after 1.5 s (a task verified late on a slow machine).
+      const started = performance.now()
+      await waitUntil(
+        () => kills.length === 2,
+        10_000,
+        () => {
+          monkey.observe(solver, {type: 'progress', taskId: '1'})
+          if (performance.now() - started > 1500) monkey.observe(whistleblower, {type: 'checking', taskId: '1'})
+        },
+      )
+      monkey.stop()
+      await Promise.all(actors.map((actor) => actor.stop()))
+      actors = []
+      return kills.map((kill) => kill.role)
+    }
+    assert.deepEqual(await strikes(0.3), ['solver', 'solver'], 'past its patience, the busy solver dies again')
+    assert.deepEqual(await strikes(30), ['solver', 'whistleblower'], 'within its patience, it waits for the whistleblower')
   })
 
   it('kills a submitter that has waited a while, though it says nothing', async () => {

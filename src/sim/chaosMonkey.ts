@@ -13,6 +13,11 @@ export type ChaosSettings = {
   /** Each kill comes a random time in [minGapSeconds, maxGapSeconds] after the previous one (or the start). */
   minGapSeconds: number
   maxGapSeconds: number
+  /**
+   * After this long armed without a busy actor of a least-hit role, any role will do: a role with no work in the
+   * run (no whistleblower check, say) must not hold up the other kills for ever.
+   */
+  patienceSeconds: number
 }
 
 /** One kill: whom, when (seconds after the monkey started) and what the victim was doing. */
@@ -30,8 +35,6 @@ export type ChaosMonkey = {
 /** The actor events that mean a process is in the middle of work on a task (src/actors/*: their event types). */
 const workEvents = new Set(['claimed', 'resumed', 'progress', 'checkpoint', 'coin', 'seed-fixed', 'segment', 'checking', 'committed', 'challenged', 'revealed', 'rejection-disputed', 'dispute'])
 
-/** After this long armed without a busy actor of a least-hit role, any role will do. */
-const patienceSeconds = 20
 /** A submitter prints nothing until its job is done: it counts as busy once it has run this long. */
 const submitterBusyAfterSeconds = 5
 
@@ -65,7 +68,7 @@ export function startChaosMonkey(settings: ChaosSettings, live: () => readonly S
   }
   function eligible(role: ActorRole): boolean {
     if (!hits.has(role)) return false
-    if (armedAt !== undefined && seconds() - armedAt > patienceSeconds) return true
+    if (armedAt !== undefined && seconds() - armedAt > settings.patienceSeconds) return true
     const present = new Set(live().map((actor) => actor.role))
     const least = Math.min(...[...hits].filter(([candidate]) => present.has(candidate)).map(([, count]) => count))
     return hits.get(role) === least

@@ -211,6 +211,12 @@ export const scenarioSchema = z.strictObject({
       roles: z.array(z.enum(actorRoles)).min(1).default([...actorRoles]).describe('roles it may kill; it spreads its kills over them'),
       minGapSeconds: z.number().min(0).max(3600).default(5).describe('least time between two kills (and from the start to the first)'),
       maxGapSeconds: z.number().min(0).max(3600).default(20).describe('most time between two kills'),
+      patienceSeconds: z
+        .number()
+        .min(0)
+        .max(3600)
+        .default(20)
+        .describe('once armed, how long it waits for a busy actor of a role it has hit least before any role will do'),
     })
     .refine((chaos) => chaos.minGapSeconds <= chaos.maxGapSeconds, {message: 'expected minGapSeconds <= maxGapSeconds', path: ['maxGapSeconds']})
     .optional()

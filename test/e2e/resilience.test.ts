@@ -56,7 +56,7 @@ describe('a devnet that keeps running when parts die (real anvil, real actor pro
     )
     assert.equal(report.conservation.ok, true)
     assert.deepEqual(report.slashes, [], 'a restarted honest actor was slashed')
-    assert.deepEqual([...new Set(report.crashes.map((crash) => crash.role))].sort(), ['solver', 'submitter', 'verifier', 'whistleblower'])
+    assert.deepEqual([...new Set(report.crashes.map((crash) => crash.role))].sort(), ['solver', 'submitter', 'verifier', 'whistleblower'], JSON.stringify(report.crashes))
     assert.ok(
       report.crashes.every((crash) => crash.cause === 'chaos' && crash.restartedAfterMs !== null),
       JSON.stringify(report.crashes),
