@@ -7,7 +7,7 @@ import type {JobSpec} from '../ml/spec/schema.js'
 import {TrainingAbortedError} from '../ml/train/errors.js'
 import {startCheckpoint} from '../ml/train/startCheckpoint.js'
 import type {CheckpointRef} from '../ml/train/trainJob.js'
-import {TrainingSession} from '../ml/train/trainingSession.js'
+import {responsiveYieldMs, TrainingSession} from '../ml/train/trainingSession.js'
 import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 import type {BlobStore} from '../store/types.js'
 
@@ -95,7 +95,7 @@ export class CountingSession {
   /** Trains up to `toStep`, calling `onBoundary` after each step in `stopAt`. */
   async run(toStep: number, options: {stopAt?: ReadonlySet<number>; onBoundary?: (step: number) => Promise<void>} = {}): Promise<void> {
     const from = this.session.step
-    const loss = await this.session.run(toStep, {...options, onStep: this.context.onStep, signal: this.context.signal})
+    const loss = await this.session.run(toStep, {...options, onStep: this.context.onStep, signal: this.context.signal, yieldEveryMs: responsiveYieldMs})
     this.trainedSteps += Math.max(0, toStep - from)
     if (toStep > from) this.lastLoss = loss
   }

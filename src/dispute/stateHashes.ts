@@ -6,7 +6,7 @@ import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import type {Checkpoint} from '../ml/checkpoint/types.js'
 import type {JobSpec} from '../ml/spec/schema.js'
 import {CheckpointMismatchError, TrainingAbortedError} from '../ml/train/errors.js'
-import {TrainingSession} from '../ml/train/trainingSession.js'
+import {responsiveYieldMs, TrainingSession} from '../ml/train/trainingSession.js'
 import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 import type {BlobStore} from '../store/types.js'
 import {withOperatorCorruption} from './corruptOperator.js'
@@ -101,7 +101,7 @@ export async function stateAtStep(parameters: SegmentParameters & {step: number}
     return step
   }
   return withSession(parameters, target, async (session) => {
-    await session.run(step, {signal: parameters.signal})
+    await session.run(step, {signal: parameters.signal, yieldEveryMs: responsiveYieldMs})
     return (await session.snapshot())
   })
 }

@@ -8,7 +8,7 @@ import type {Checkpoint} from '../ml/checkpoint/types.js'
 import {modelWeights} from '../ml/model/initialWeights.js'
 import {type JobSpec, optimizerStateType} from '../ml/spec/schema.js'
 import {CheckpointMismatchError} from '../ml/train/errors.js'
-import {TrainingSession} from '../ml/train/trainingSession.js'
+import {responsiveYieldMs, TrainingSession} from '../ml/train/trainingSession.js'
 import type {BlobStore} from '../store/types.js'
 import {parameterDistances, type CheckpointDistances} from './distances/parameterDistances.js'
 import {checkThresholdsCover, withinThresholds, type Thresholds} from './distances/thresholds.js'
@@ -135,7 +135,7 @@ export async function replaySegment({spec, store, manifest, segment, backend, mo
   let replayed: Checkpoint
   try {
     session.load(checkpoint)
-    await session.run(end.step)
+    await session.run(end.step, {yieldEveryMs: responsiveYieldMs})
     replayed = (await session.snapshot())
   } finally {
     session.dispose()

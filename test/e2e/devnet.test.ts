@@ -15,7 +15,7 @@ import {isAlive} from '../../src/sim/devnetProcesses.js'
 import type {TrainingCurve} from '../../src/sim/report/types.js'
 import {createLocalStore} from '../../src/store/createLocalStore.js'
 import {lastJsonLine, repoRoot, runGensyn} from '../helpers/cli.js'
-import {assertNoOrphans, processesMatching, waitFor} from '../helpers/processes.js'
+import {assertNoOrphans, commandLineOf, processesMatching, waitFor} from '../helpers/processes.js'
 
 type Report = {
   ok: boolean
@@ -248,7 +248,8 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       await devnet
       // Actors notice their parent is gone within a second or two; anvil's watchdog reacts at once. The submitter
       // (listed apart from the actors, and perhaps spawned after the read above) watches the devnet's pid too.
-      await waitFor(() => (pids.some(isAlive) ? undefined : true), 15_000, 'anvil and the actors to exit')
+      const survivors = () => pids.flatMap((pid) => commandLineOf(pid) ?? []).join('; ')
+      await waitFor(() => (pids.some(isAlive) ? undefined : true), 15_000, () => `anvil and the actors to exit (still running: ${survivors()})`)
       await waitFor(() => (processesMatching(stateDir).length === 0 ? true : undefined), 15_000, 'every process of the devnet to exit')
       assertNoOrphans(stateDir)
     } finally {

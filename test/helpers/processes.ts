@@ -23,13 +23,18 @@ export function assertNoOrphans(stateDir: string): void {
   assert.deepEqual(left, [], `processes left behind: ${left.map((entry) => entry.cmdline).join('\n')}`)
 }
 
-/** Polls until `check` returns a value, or throws after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string): Promise<T> {
+/** The command line of a live process, or undefined when it has exited (or is a zombie). */
+export function commandLineOf(pid: number): string | undefined {
+  return processesMatching('').find((entry) => entry.pid === pid)?.cmdline
+}
+
+/** Polls until `check` returns a value, or throws after `timeoutMs`; `what` may be computed then, to say what held it up. */
+export async function waitFor<T>(check: () => T | undefined | Promise<T | undefined>, timeoutMs: number, what: string | (() => string)): Promise<T> {
   const until = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
     if (value !== undefined) return value
-    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`)
     await new Promise((resolve) => setTimeout(resolve, 250))
   }
 }

@@ -17,12 +17,9 @@ import {ResumeError} from './errors.js'
 import {startCheckpoint} from './startCheckpoint.js'
 import {reachesStopTarget, type CheckpointAccuracy} from './stopRule.js'
 import {taskStepRange} from './taskStepRange.js'
-import {TrainingSession} from './trainingSession.js'
+import {responsiveYieldMs, TrainingSession} from './trainingSession.js'
 
 export type CheckpointRef = {step: number; hash: Hex}
-
-/** How long training keeps its thread before letting signals, timers and I/O replies in (see RunOptions.yieldEveryMs). */
-const responsiveMs = 200
 
 export type TrainJobParameters = {
   spec: JobSpec
@@ -160,7 +157,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
         session.load(begin.state)
         await save(begin.state)
         for (const next of schedule.filter((s) => s > range.start && s <= resume.step)) {
-          const loss = await timed(() => session.run(next, {signal, yieldEveryMs: responsiveMs}))
+          const loss = await timed(() => session.run(next, {signal, yieldEveryMs: responsiveYieldMs}))
           const state = await session.snapshot()
           await save(state, loss)
           // a task that reaches its target before the resume point ends there (this task's own run never got past it)
@@ -183,7 +180,7 @@ export async function trainJob(parameters: TrainJobParameters): Promise<TrainRes
     let finalLoss = Number.NaN
     if (!stopped) {
       for (const next of schedule.filter((s) => s > session.step)) {
-        finalLoss = await timed(() => session.run(next, {onStep, signal, yieldEveryMs: responsiveMs}))
+        finalLoss = await timed(() => session.run(next, {onStep, signal, yieldEveryMs: responsiveYieldMs}))
         const state = await session.snapshot()
         await save(state, finalLoss)
         if (await stopsAt(next, state)) {

@@ -37,6 +37,12 @@ export type RunOptions = {
   yieldEveryMs?: number | undefined
 }
 
+/**
+ * How long an actor's training or replay keeps its thread before letting signals, timers and I/O replies in
+ * (RunOptions.yieldEveryMs): a parent watch, a Ctrl-C and the checkpoint writer's replies wait no longer.
+ */
+export const responsiveYieldMs = 200
+
 /** One turn of the event loop: timers and I/O callbacks that came due run before the promise resolves. */
 const turnEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
 
