@@ -18,19 +18,21 @@ describe('createLocalStore', () => {
     await rm(dir, {recursive: true, force: true})
   })
 
-  it('stores bytes under their sha256 and reads them back', async () => {
-    const store = createLocalStore(dir)
-    const bytes = new TextEncoder().encode('hello gensyn')
-    const hash = await store.put(bytes)
-    assert.equal(hash, sha256Hex(bytes))
-    assert.equal(hash, '0x' + (await import('node:crypto')).createHash('sha256').update('hello gensyn').digest('hex'))
-    assert.ok(await store.has(hash))
-    assert.deepEqual(await store.get(hash), bytes)
-    assert.equal(await store.put(bytes), hash, 'idempotent')
-    const file = await readFile(join(dir, 'sha256', hash.slice(2, 4), hash.slice(4)))
-    assert.deepEqual(new Uint8Array(file), bytes)
-    assert.deepEqual(await readdir(join(dir, 'tmp')), [], 'no temporary files left')
-  })
+  for (const fsync of [true, false]) {
+    it(`stores bytes under their sha256 and reads them back${fsync ? '' : ' (no fsync)'}`, async () => {
+      const store = createLocalStore(dir, {fsync})
+      const bytes = new TextEncoder().encode('hello gensyn')
+      const hash = await store.put(bytes)
+      assert.equal(hash, sha256Hex(bytes))
+      assert.equal(hash, '0x' + (await import('node:crypto')).createHash('sha256').update('hello gensyn').digest('hex'))
+      assert.ok(await store.has(hash))
+      assert.deepEqual(await store.get(hash), bytes)
+      assert.equal(await store.put(bytes), hash, 'idempotent')
+      const file = await readFile(join(dir, 'sha256', hash.slice(2, 4), hash.slice(4)))
+      assert.deepEqual(new Uint8Array(file), bytes)
+      assert.deepEqual(await readdir(join(dir, 'tmp')), [], 'no temporary files left')
+    })
+  }
 
   it('stores a blob while the calling thread computes: the fsync does not wait for it to await (a trainer between checkpoints)', async () => {
     const store = createLocalStore(dir)
@@ -57,26 +59,28 @@ describe('createLocalStore', () => {
     assert.deepEqual(await store.getJson(a), {a: {c: 'x', d: [1, 2]}, b: 1})
   })
 
-  it('detects a corrupted blob on disk and repairs it on the next put', async () => {
-    const store = createLocalStore(dir)
-    const bytes = new Uint8Array(1000).map((_, i) => i % 251)
-    const hash = await store.put(bytes)
-    const path = join(dir, 'sha256', hash.slice(2, 4), hash.slice(4))
-    const corrupt = new Uint8Array(bytes)
-    corrupt[500] = (corrupt[500] as number) ^ 1
-    await writeFile(path, corrupt)
-    await assert.rejects(store.get(hash), (error: unknown) => {
-      assert.ok(error instanceof BlobIntegrityError)
-      assert.equal(error.hash, hash)
-      assert.equal(error.actual, sha256Hex(corrupt))
-      assert.match(error.shortMessage, /^blob 0x[0-9a-f]{64}: expected its sha256 to match, got 0x[0-9a-f]{64}$/)
-      return true
+  for (const fsync of [true, false]) {
+    it(`detects a corrupted blob on disk and repairs it on the next put${fsync ? '' : ' (no fsync)'}`, async () => {
+      const store = createLocalStore(dir, {fsync})
+      const bytes = new Uint8Array(1000).map((_, i) => i % 251)
+      const hash = await store.put(bytes)
+      const path = join(dir, 'sha256', hash.slice(2, 4), hash.slice(4))
+      const corrupt = new Uint8Array(bytes)
+      corrupt[500] = (corrupt[500] as number) ^ 1
+      await writeFile(path, corrupt)
+      await assert.rejects(store.get(hash), (error: unknown) => {
+        assert.ok(error instanceof BlobIntegrityError)
+        assert.equal(error.hash, hash)
+        assert.equal(error.actual, sha256Hex(corrupt))
+        assert.match(error.shortMessage, /^blob 0x[0-9a-f]{64}: expected its sha256 to match, got 0x[0-9a-f]{64}$/)
+        return true
+      })
+      await writeFile(path, bytes.subarray(0, 10)) // truncated
+      await assert.rejects(store.get(hash), BlobIntegrityError)
+      assert.equal(await store.put(bytes), hash)
+      assert.deepEqual(await store.get(hash), bytes)
     })
-    await writeFile(path, bytes.subarray(0, 10)) // truncated
-    await assert.rejects(store.get(hash), BlobIntegrityError)
-    assert.equal(await store.put(bytes), hash)
-    assert.deepEqual(await store.get(hash), bytes)
-  })
+  }
 
   it('reports missing blobs and malformed hashes', async () => {
     const store = createLocalStore(dir)

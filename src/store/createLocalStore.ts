@@ -1,6 +1,6 @@
 import {randomBytes} from 'node:crypto'
-import {mkdir, readFile, rename, rm, stat, writeFile} from 'node:fs/promises'
-import {dirname, join, resolve} from 'node:path'
+import {readFile, stat} from 'node:fs/promises'
+import {join, resolve} from 'node:path'
 import type {Hex} from 'viem'
 import {blobPath} from './blobPath.js'
 import {canonicalJsonBytes} from './canonicalJson.js'
@@ -48,24 +48,8 @@ export function createLocalStore(dir: string, options: LocalStoreOptions = {}): 
     const path = pathOf(hash)
     const tmp = join(root, 'tmp', `${hash.slice(2, 18)}.${process.pid}.${randomBytes(6).toString('hex')}`)
     // Posted to the writer thread before the first await: a caller that goes on computing (a trainer) overlaps it.
-    if (fsync) {
-      await writeFileDurably(tmp, path, bytes, {unlessSha256: hash.slice(2)})
-      return hash
-    }
-    if (await exists(path)) {
-      // already there: keep it if intact, else replace it (repairs a corrupted blob)
-      const current = await readFile(path).catch(() => undefined)
-      if (current && sha256Hex(current) === hash) return hash
-    }
-    await mkdir(dirname(tmp), {recursive: true})
-    await mkdir(dirname(path), {recursive: true})
-    await writeFile(tmp, bytes, {flag: 'wx'})
-    try {
-      await rename(tmp, path)
-    } catch (error) {
-      await rm(tmp, {force: true})
-      throw error
-    }
+    // An intact stored copy is kept; a corrupt one is rewritten.
+    await writeFileDurably(tmp, path, bytes, {unlessSha256: hash.slice(2), fsync})
     return hash
   }
 

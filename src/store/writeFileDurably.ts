@@ -3,7 +3,8 @@ import {Worker} from 'node:worker_threads'
 /**
  * The worker's whole program, plain JavaScript so that it runs the same compiled, under tsx and in the bench
  * bundle. For each request: nothing if `target` already holds bytes of sha256 `unlessSha256`; else it makes the
- * folders of `tmp` and `target`, writes the bytes to `tmp` (which must not exist), fsyncs and closes it, then
+ * folders of `tmp` and `target`, writes the bytes to `tmp` (which must not exist), fsyncs it (unless `fsync` is
+ * false) and closes it, then
  * renames it over `target`. On a failure it removes the `tmp` it created and replies with the error's message
  * and code.
  */
@@ -19,7 +20,7 @@ const intact = (file, sha256) => {
     return false
   }
 }
-parentPort.on('message', ({id, tmp, target, bytes, unlessSha256}) => {
+parentPort.on('message', ({id, tmp, target, bytes, unlessSha256, fsync}) => {
   let fd
   let created = false
   try {
@@ -29,7 +30,7 @@ parentPort.on('message', ({id, tmp, target, bytes, unlessSha256}) => {
     fd = fs.openSync(tmp, 'wx')
     created = true
     for (let done = 0; done < bytes.length; ) done += fs.writeSync(fd, bytes, done)
-    fs.fsyncSync(fd)
+    if (fsync) fs.fsyncSync(fd)
     fs.closeSync(fd)
     fd = undefined
     fs.renameSync(tmp, target)
@@ -76,10 +77,12 @@ function writerThread(): NonNullable<typeof writer> {
 export type WriteFileDurablyOptions = {
   /** Write nothing if `target` is already a file of these bytes (their sha256, hex, no 0x); it is rewritten if it holds others. */
   unlessSha256?: string | undefined
+  /** fsync the file before the rename (default true): a power cut cannot leave a torn file. Scratch stores in tests skip it. */
+  fsync?: boolean | undefined
 }
 
 /**
- * Writes `bytes` to `tmp`, fsyncs it and renames it over `target` (making their folders), on a thread of its own;
+ * Writes `bytes` to `tmp`, fsyncs it (unless told not to) and renames it over `target` (making their folders), on a thread of its own;
  * resolves to whether it wrote. The point is the fsync: it takes milliseconds, and a trainer that stores a
  * checkpoint and goes on training keeps this thread busy for the whole interval, so a write made of promise steps
  * here would only advance at the next checkpoint. The request is posted before this returns. Rejects with the
@@ -91,6 +94,6 @@ export function writeFileDurably(tmp: string, target: string, bytes: Uint8Array,
   return new Promise<boolean>((resolve, reject) => {
     thread.pending.set(id, {resolve, reject})
     thread.worker.ref()
-    thread.worker.postMessage({id, tmp, target, bytes, unlessSha256: options.unlessSha256})
+    thread.worker.postMessage({id, tmp, target, bytes, unlessSha256: options.unlessSha256, fsync: options.fsync ?? true})
   })
 }
