@@ -4,8 +4,7 @@ import {Worker} from 'node:worker_threads'
  * The worker's whole program, plain JavaScript so that it runs the same compiled, under tsx and in the bench
  * bundle. For each request: nothing if `target` already holds bytes of sha256 `unlessSha256`; else it makes the
  * folders of `tmp` and `target`, writes the bytes to `tmp` (which must not exist), fsyncs it (unless `fsync` is
- * false) and closes it, then
- * renames it over `target`. On a failure it removes the `tmp` it created and replies with the error's message
+ * false), closes it and renames it over `target`. On a failure it removes the `tmp` it created and replies with the error's message
  * and code.
  */
 const workerSource = `
@@ -82,8 +81,8 @@ export type WriteFileDurablyOptions = {
 }
 
 /**
- * Writes `bytes` to `tmp`, fsyncs it (unless told not to) and renames it over `target` (making their folders), on a thread of its own;
- * resolves to whether it wrote. The point is the fsync: it takes milliseconds, and a trainer that stores a
+ * Writes `bytes` to `tmp`, fsyncs it (unless told not to) and renames it over `target` (making their folders), on
+ * a thread of its own; resolves to whether it wrote. The point is the fsync: it takes milliseconds, and a trainer that stores a
  * checkpoint and goes on training keeps this thread busy for the whole interval, so a write made of promise steps
  * here would only advance at the next checkpoint. The request is posted before this returns. Rejects with the
  * failing call's error (its `code` kept), `tmp` removed.

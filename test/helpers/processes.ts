@@ -6,26 +6,27 @@ export function processesMatching(needle: string): {pid: number; cmdline: string
   const found: {pid: number; cmdline: string}[] = []
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ')
-      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0]
-      if (state !== 'Z' && cmdline.includes(needle)) found.push({pid: Number(entry), cmdline})
-    } catch {
-      // the process exited while we looked
-    }
+    const cmdline = commandLineOf(Number(entry))
+    if (cmdline?.includes(needle)) found.push({pid: Number(entry), cmdline})
   }
   return found
+}
+
+/** The command line of a live process, or undefined when it has exited (or is a zombie). */
+export function commandLineOf(pid: number): string | undefined {
+  try {
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
+    return state === 'Z' ? undefined : cmdline
+  } catch {
+    return undefined // the process exited while we looked
+  }
 }
 
 /** Fails when any process whose command line names `stateDir` (an actor, anvil, the devnet) is still running. */
 export function assertNoOrphans(stateDir: string): void {
   const left = processesMatching(stateDir)
   assert.deepEqual(left, [], `processes left behind: ${left.map((entry) => entry.cmdline).join('\n')}`)
-}
-
-/** The command line of a live process, or undefined when it has exited (or is a zombie). */
-export function commandLineOf(pid: number): string | undefined {
-  return processesMatching('').find((entry) => entry.pid === pid)?.cmdline
 }
 
 /** Polls until `check` returns a value, or throws after `timeoutMs`; `what` may be computed then, to say what held it up. */
