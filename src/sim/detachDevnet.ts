@@ -5,7 +5,8 @@ import path from 'node:path'
 
 import {readDevnetConfig} from '../chain/devnetConfig.js'
 import {BaseError} from '../errors/base.js'
-import {assertNoDevnetRunning, isAlive, readDevnetProcesses} from './devnetProcesses.js'
+import {isAlive} from '../util/processLiveness.js'
+import {assertNoDevnetRunning, readDevnetProcesses} from './devnetProcesses.js'
 import {packageRoot} from './scenario.js'
 
 export type DetachDevnetOptions = {

@@ -1,8 +1,8 @@
-import {readFileSync} from 'node:fs'
 import {mkdir, readFile, rename, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 
 import {BaseError} from '../errors/base.js'
+import {isAlive} from '../util/processLiveness.js'
 
 /** File name, inside a state dir, of the list of a running devnet's processes. */
 export const processesFile = 'processes.json'
@@ -69,30 +69,6 @@ export async function assertNoDevnetRunning(stateDir: string): Promise<void> {
   throw new BaseError(`a devnet is already running in ${stateDir} (pid ${previous.devnetPid}${rpc}): stop it with \`gensyn devnet down --state-dir ${stateDir}\`, or pass another --state-dir`, {
     details: 'Ctrl-C where it runs in the foreground stops it too.',
   })
-}
-
-/** Whether `pid` is a live process; a zombie (exited, not yet reaped by its parent) counts as gone. */
-export function isAlive(pid: number | undefined): boolean {
-  if (pid === undefined) return false
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-  // No /proc (macOS): kill(0) is all we know.
-  if (process.platform !== 'linux') return true
-  const state = processState(pid)
-  return state !== undefined && state !== 'Z'
-}
-
-/** The one-letter state in /proc/<pid>/stat (R running, S sleeping, T stopped, Z zombie); undefined when gone or without /proc. */
-export function processState(pid: number): string | undefined {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
-  } catch {
-    return undefined
-  }
 }
 
 /** Every pid a processes file names that has not exited: the devnet, anvil and the live actors. */

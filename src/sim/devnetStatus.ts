@@ -5,7 +5,8 @@ import {type DevnetConfig, devnetConfigPath, readDevnetConfig} from '../chain/de
 import {connect} from '../protocol/connect.js'
 import {listTasks} from '../protocol/listTasks.js'
 import {type TaskStatus, verdictOf} from '../protocol/types.js'
-import {isAlive, NoDevnetRunningError, runningDevnet} from './devnetProcesses.js'
+import {isAlive} from '../util/processLiveness.js'
+import {NoDevnetRunningError, runningDevnet} from './devnetProcesses.js'
 
 export type DevnetStatus = {
   running: true

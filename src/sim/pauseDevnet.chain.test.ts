@@ -5,7 +5,7 @@ import {execa} from 'execa'
 import {type Anvil, createAnvil} from '../chain/anvil.js'
 import {createClients, type GensynPublicClient} from '../chain/clients.js'
 import {createIntervalMining} from '../chain/intervalMining.js'
-import {processState} from './devnetProcesses.js'
+import {processState} from '../util/processLiveness.js'
 import {pauseDevnet} from './pauseDevnet.js'
 
 

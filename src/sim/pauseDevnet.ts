@@ -2,7 +2,7 @@ import type {PublicClient} from 'viem'
 
 import type {IntervalMining} from '../chain/intervalMining.js'
 import {BaseError} from '../errors/base.js'
-import {processState} from './devnetProcesses.js'
+import {processState} from '../util/processLiveness.js'
 
 export type PauseDevnetOptions = {
   publicClient: Pick<PublicClient, 'request' | 'getBlock'>

@@ -1,6 +1,7 @@
 import path from 'node:path'
 
-import {isAlive, NoDevnetRunningError, pidsOf, runningDevnet} from './devnetProcesses.js'
+import {isAlive} from '../util/processLiveness.js'
+import {NoDevnetRunningError, pidsOf, runningDevnet} from './devnetProcesses.js'
 
 export type StopDevnetOptions = {
   stateDir: string

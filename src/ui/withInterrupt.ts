@@ -1,4 +1,4 @@
-import {isAlive} from '../sim/devnetProcesses.js'
+import {onParentGone} from '../util/parentWatch.js'
 
 /**
  * Runs a role loop with an AbortSignal that the first Ctrl-C (or SIGTERM) fires, so the loop finishes its
@@ -15,29 +15,17 @@ export async function withInterrupt<T>(work: (signal: AbortSignal) => Promise<T>
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  const parent = watchParent(controller)
+  // An actor spawned by a devnet stops when that devnet dies, even by SIGKILL, so none is ever orphaned: it
+  // finishes its step as on Ctrl-C, and exits regardless two seconds later.
+  const releaseParentWatch = onParentGone(() => {
+    controller.abort()
+    setTimeout(() => process.exit(1), 2000).unref()
+  })
   try {
     return await work(controller.signal)
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
-    clearInterval(parent)
+    releaseParentWatch()
   }
-}
-
-/** An actor spawned by a devnet stops when that devnet dies, even by SIGKILL, so none is ever orphaned. */
-function watchParent(controller: AbortController): NodeJS.Timeout | undefined {
-  const parentPid = Number(process.env.GENSYN_PARENT_PID)
-  if (!parentPid) return undefined
-  const timer = setInterval(() => {
-    // isAlive counts a zombie as gone: a killed devnet whose own parent was init (devnet up --detach) may stay
-    // unreaped for a while, and kill(pid, 0) alone would keep its actors running after it.
-    if (!isAlive(parentPid)) {
-      clearInterval(timer)
-      controller.abort()
-      setTimeout(() => process.exit(1), 2000).unref()
-    }
-  }, 500)
-  timer.unref()
-  return timer
 }

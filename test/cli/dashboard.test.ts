@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {execa} from 'execa'
 
-import {isAlive, processState} from '../../src/sim/devnetProcesses.js'
+import {isAlive, processState} from '../../src/util/processLiveness.js'
 import {gensynBin, repoRoot} from '../helpers/cli.js'
 import {processesMatching, waitFor} from '../helpers/processes.js'
 

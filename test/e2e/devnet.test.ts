@@ -11,7 +11,7 @@ import type {Hex} from 'viem'
 import {decodeDataset} from '../../src/ml/data/datasetBlob.js'
 import {decodeSafetensors} from '../../src/ml/export/safetensors.js'
 import {loadLocalJob} from '../../src/ml/data/loadLocalJob.js'
-import {isAlive} from '../../src/sim/devnetProcesses.js'
+import {isAlive} from '../../src/util/processLiveness.js'
 import type {TrainingCurve} from '../../src/sim/report/types.js'
 import {createLocalStore} from '../../src/store/createLocalStore.js'
 import {lastJsonLine, repoRoot, runGensyn} from '../helpers/cli.js'
@@ -246,8 +246,9 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
       assert.equal(pids.length, 5)
       devnet.kill('SIGKILL')
       await devnet
-      // Actors notice their parent is gone within a second or two; anvil's watchdog reacts at once. The submitter
-      // (listed apart from the actors, and perhaps spawned after the read above) watches the devnet's pid too.
+      // Actors notice their parent is gone within a second or two, even those still loading their modules (the
+      // kill comes as soon as they are spawned); anvil's watchdog reacts at once. The submitter (listed apart from
+      // the actors, and perhaps spawned after the read above) watches the devnet's pid too.
       const survivors = () => pids.flatMap((pid) => commandLineOf(pid) ?? []).join('; ')
       await waitFor(() => (pids.some(isAlive) ? undefined : true), 15_000, () => `anvil and the actors to exit (still running: ${survivors()})`)
       await waitFor(() => (processesMatching(stateDir).length === 0 ? true : undefined), 15_000, 'every process of the devnet to exit')

@@ -5,7 +5,8 @@ import {createServer, type AddressInfo} from 'node:net'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
-import {isAlive, pidsOf, readDevnetProcesses} from '../../src/sim/devnetProcesses.js'
+import {pidsOf, readDevnetProcesses} from '../../src/sim/devnetProcesses.js'
+import {isAlive} from '../../src/util/processLiveness.js'
 import {runGensyn} from '../helpers/cli.js'
 import {processesMatching, waitFor} from '../helpers/processes.js'
 

@@ -8,7 +8,7 @@ import * as tf from '@tensorflow/tfjs'
 
 import {selectBackend} from '../../src/ml/backend/selectBackend.js'
 import {loadMnist} from '../../src/ml/data/loadMnist.js'
-import {isAlive} from '../../src/sim/devnetProcesses.js'
+import {isAlive} from '../../src/util/processLiveness.js'
 import {runGensyn} from '../helpers/cli.js'
 import {findRawSamples} from '../helpers/findRawSamples.js'
 import {loadExportedModel} from '../helpers/loadExportedModel.js'

@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {execa} from 'execa'
 
-import {isAlive} from '../../src/sim/devnetProcesses.js'
+import {isAlive} from '../../src/util/processLiveness.js'
 import {lastJsonLine, runGensyn} from '../helpers/cli.js'
 import {assertNoOrphans, waitFor} from '../helpers/processes.js'
 
