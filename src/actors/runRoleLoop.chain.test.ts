@@ -7,7 +7,7 @@ import {ContractRevertError} from '../protocol/errors.js'
 import {expireTask} from '../protocol/marketActions.js'
 import {submitTask} from '../protocol/submitTask.js'
 import type {Task} from '../protocol/types.js'
-import {packageRoot} from '../sim/scenario.js'
+import {packageRoot} from '../util/packageRoot.js'
 import {type RoleLoopParameters, runRoleLoop} from './runRoleLoop.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
 

@@ -14,7 +14,7 @@ import {connect, requireSigner, type SignedConnection} from '../protocol/connect
 import {ensureRegistered, getStake} from '../protocol/ensureRegistered.js'
 import {getTask} from '../protocol/getTask.js'
 import {readWhistleblowerHistory} from '../sim/report/readWhistleblowerHistory.js'
-import {packageRoot} from '../sim/scenario.js'
+import {packageRoot} from '../util/packageRoot.js'
 import {acceptedTask, mine} from '../../test/helpers/acceptedTask.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
 import {createWhistleblower, type Whistleblower, type WhistleblowerEvent} from './whistleblower.js'

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import path from 'node:path'
 
 import {loadJobSpec} from '../ml/spec/index.js'
-import {packageRoot} from '../sim/scenario.js'
+import {packageRoot} from '../util/packageRoot.js'
 import {unmappedDataNotice} from './unmappedDataNotice.js'
 
 const job = (name: string) => loadJobSpec(path.join(packageRoot, 'fixtures/jobs', name))

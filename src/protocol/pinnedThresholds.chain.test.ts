@@ -7,7 +7,7 @@ import {roleRegistryAbi, thresholdRegistryAbi} from '../chain/generated/index.js
 
 import {type JobSpec, loadJobSpec} from '../ml/spec/index.js'
 import {profileJob, type ProfileResult} from '../pol/index.js'
-import {packageRoot} from '../sim/scenario.js'
+import {packageRoot} from '../util/packageRoot.js'
 import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
 import {connect, requireSigner, type SignedConnection} from './connect.js'
 import {pinnedThresholds} from './pinnedThresholds.js'

@@ -7,7 +7,7 @@ import {readDevnetConfig} from '../chain/devnetConfig.js'
 import {BaseError} from '../errors/base.js'
 import {isAlive} from '../util/processLiveness.js'
 import {assertNoDevnetRunning, readDevnetProcesses} from './devnetProcesses.js'
-import {packageRoot} from './scenario.js'
+import {packageRoot} from '../util/packageRoot.js'
 
 export type DetachDevnetOptions = {
   /** The `gensyn devnet up` arguments the background devnet runs with (no --detach, no --json). */

@@ -1,6 +1,5 @@
 import {readFile} from 'node:fs/promises'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 
 import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {z} from 'zod'
@@ -9,10 +8,10 @@ import {strategyNames} from '../adversary/index.js'
 import {InvalidInputError} from '../errors/base.js'
 import {maxSeed, randomSeed} from '../random/randomSeed.js'
 import {resolveFixturePath} from '../ml/spec/resolveFixturePath.js'
+import {packageRoot} from '../util/packageRoot.js'
 import {backendChoices, backendNames, type BackendChoice, type BackendName} from '../ml/backend/runtimeId.js'
 
 /** The package root: fixtures referenced by the embedded default scenario live under it. */
-export const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
 
 const actorRoles = ['submitter', 'solver', 'verifier', 'whistleblower'] as const
 const backendChoice = z.enum(backendChoices as [BackendChoice, ...BackendChoice[]])

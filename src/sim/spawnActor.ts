@@ -4,7 +4,7 @@ import {createInterface} from 'node:readline'
 
 import {execa} from 'execa'
 
-import {packageRoot} from './scenario.js'
+import {packageRoot} from '../util/packageRoot.js'
 
 export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
 

@@ -7,7 +7,10 @@ export const parentPollMs = 500
 
 type ParentWatch = {parentPid: number; onGone: (() => void) | undefined; timer: NodeJS.Timeout}
 
-let watch: ParentWatch | undefined
+// Kept on globalThis, not in this module: bin/run.js starts the watch from dist/util/parentWatch.js, while the
+// command's withInterrupt runs from the CLI bundle (dist/cli), which has its own copy of this module.
+const watchKey = Symbol.for('gensyn.parentWatch')
+const shared = globalThis as {[watchKey]?: ParentWatch}
 
 /**
  * Watches the process named by GENSYN_PARENT_PID (a devnet sets it for every actor it spawns), so that an actor
@@ -18,11 +21,11 @@ let watch: ParentWatch | undefined
  */
 export function watchParent(env: NodeJS.ProcessEnv = process.env): void {
   const parentPid = Number(env.GENSYN_PARENT_PID)
-  if (watch || !parentPid) return
+  if (shared[watchKey] || !parentPid) return
   if (!isAlive(parentPid)) exitOrphaned(parentPid)
   const started: ParentWatch = {parentPid, onGone: undefined, timer: setInterval(() => check(started), parentPollMs)}
   started.timer.unref()
-  watch = started
+  shared[watchKey] = started
 }
 
 /**
@@ -31,8 +34,8 @@ export function watchParent(env: NodeJS.ProcessEnv = process.env): void {
  */
 export function onParentGone(handler: () => void): () => void {
   watchParent()
-  if (!watch) return () => {}
-  const current = watch
+  const current = shared[watchKey]
+  if (!current) return () => {}
   current.onGone = handler
   return () => {
     if (current.onGone === handler) current.onGone = undefined

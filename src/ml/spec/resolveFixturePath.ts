@@ -1,9 +1,7 @@
 import {existsSync} from 'node:fs'
 import path from 'node:path'
-import {fileURLToPath} from 'node:url'
 
-/** The folder gensyn is installed in (src/ml/spec or dist/ml/spec, three levels down). */
-const installRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..')
+import {packageRoot} from '../../util/packageRoot.js'
 
 /**
  * A job or scenario argument as a path: a file that exists is itself; a bare name such as `weather-csv` (no
@@ -11,6 +9,6 @@ const installRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
  */
 export function resolveFixturePath(kind: 'jobs' | 'scenarios', argument: string): string {
   if (existsSync(argument) || !/^[a-z0-9][a-z0-9._-]*$/.test(argument) || /\.ya?ml$/.test(argument)) return argument
-  const shipped = path.join(installRoot, 'fixtures', kind, `${argument}.yaml`)
+  const shipped = path.join(packageRoot, 'fixtures', kind, `${argument}.yaml`)
   return existsSync(shipped) ? shipped : argument
 }

@@ -6,7 +6,7 @@ import path from 'node:path'
 
 import {loadJobSpec} from '../../ml/spec/index.js'
 import {trainJob} from '../../ml/train/index.js'
-import {packageRoot} from '../../sim/scenario.js'
+import {packageRoot} from '../../util/packageRoot.js'
 import {canonicalJson} from '../../store/canonicalJson.js'
 import {createLocalStore} from '../../store/index.js'
 import {specHash} from '../../ml/spec/index.js'

