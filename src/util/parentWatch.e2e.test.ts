@@ -82,6 +82,20 @@ onParentGone(() => { console.log('told'); setTimeout(() => process.exit(7), 300)
     assert.equal(releasedExit.stdout, 'ready')
   })
 
+  it('one watch per process even with two copies of the module loaded (bin/run.js its own, the CLI bundle its own)', async () => {
+    const parent = startParent()
+    // Another URL is another module instance, as a chunk of dist/cli is beside dist/util/parentWatch.js.
+    const script = `const copy = await import('./src/util/parentWatch.ts?copy=bundle')
+watchParent()
+copy.onParentGone(() => { console.log('told'); setTimeout(() => process.exit(7), 300) })`
+    const child = startChild(parent.pid!, script)
+    await readyLine(child)
+    await killParent(parent)
+    const exit = await child
+    assert.equal(exit.exitCode, 7, String(exit.stderr))
+    assert.equal(exit.stdout, 'ready\ntold')
+  })
+
   it('does nothing without GENSYN_PARENT_PID', async () => {
     const program = `import {watchParent, onParentGone} from './src/util/parentWatch.ts'\nwatchParent({})\nonParentGone(() => {})\nconsole.log('ran to the end')`
     const run = await execa(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {cwd: repoRoot, reject: false, env: {GENSYN_PARENT_PID: ''}})
