@@ -16,11 +16,10 @@ const out = path.join(dist, 'cli')
 /**
  * Left out of the bundle and loaded from node_modules as before: oclif (a command class must extend the very
  * Command that bin/run.js loaded), ink and react (one react), and the packages that find files of their own next
- * to their code: tfjs's wasm binaries, Dawn's dawn.node, anvil's binary, vega's and MNIST's data.
+ * to their code: Dawn's dawn.node, anvil's binary, vega's and MNIST's data (tfjs, for its wasm binaries, below).
  */
 const external = [
   '@oclif/*',
-  '@tensorflow/*',
   'webgpu',
   '@foundry-rs/anvil',
   'ink',
@@ -32,6 +31,22 @@ const external = [
   // the gradient pool registers tsx only when it runs from TypeScript sources, never from here
   'tsx',
 ]
+
+/**
+ * tfjs's packages are CommonJS (no `exports`, a `main` of one large file). Imported from an ES module, Node runs its
+ * CommonJS export lexer over those files and the ones they re-export, which cost about 0.8 s of CPU per start, and
+ * `require` skips it (bench/cliStartup.ts). So the bundle requires them, through the `require` of the banner; the
+ * module instances are the same ones an import would give.
+ */
+const requireTfjs = {
+  name: 'require-tfjs',
+  setup(build) {
+    build.onResolve({filter: /^@tensorflow\//}, (args) =>
+      args.namespace === 'require-tfjs' ? {path: args.path, external: true} : {path: args.path, namespace: 'require-tfjs'},
+    )
+    build.onLoad({filter: /.*/, namespace: 'require-tfjs'}, (args) => ({contents: `module.exports = require(${JSON.stringify(args.path)})`, loader: 'js'}))
+  },
+}
 
 const commands = readdirSync(path.join(dist, 'commands'), {recursive: true})
   .map(String)
@@ -54,5 +69,6 @@ await build({
   // the CommonJS packages inside expect require, which an ES module lacks
   banner: {js: "import {createRequire as __gensynRequire} from 'node:module'; const require = __gensynRequire(import.meta.url);"},
   external,
+  plugins: [requireTfjs],
   logLevel: 'error',
 })
