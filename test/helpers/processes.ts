@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict'
 import {readdirSync, readFileSync} from 'node:fs'
 
+import {processState} from '../../src/util/processLiveness.js'
+
 /** Pids of live processes whose command line contains `needle` (read from /proc, so real processes only). */
 export function processesMatching(needle: string): {pid: number; cmdline: string}[] {
   const found: {pid: number; cmdline: string}[] = []
@@ -16,8 +18,8 @@ export function processesMatching(needle: string): {pid: number; cmdline: string
 export function commandLineOf(pid: number): string | undefined {
   try {
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ')
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]
-    return state === 'Z' ? undefined : cmdline
+    const state = processState(pid) // undefined: it exited between the two reads
+    return state === undefined || state === 'Z' ? undefined : cmdline
   } catch {
     return undefined // the process exited while we looked
   }
