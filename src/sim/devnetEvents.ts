@@ -1,4 +1,5 @@
-import type {ActorExit, ActorHandle} from './spawnActor.js'
+import type {ActorExit} from './actorExit.js'
+import type {ActorHandle} from './spawnActor.js'
 import type {ActorCrash} from './superviseActor.js'
 
 /** What a devnet tells its watchers (the line log, the dashboard, the run's own bookkeeping) as it runs. */

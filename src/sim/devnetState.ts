@@ -8,7 +8,7 @@ import {InvalidInputError} from '../errors/base.js'
 import type {BalanceSnapshot} from './balances.js'
 import type {MarketSample} from './sampleMarket.js'
 import type {ResolvedScenario} from './scenario.js'
-import type {ActorExit} from './spawnActor.js'
+import type {ActorExit} from './actorExit.js'
 import {type BackendChoice} from '../ml/backend/runtimeId.js'
 
 /**

@@ -4,7 +4,8 @@ import {BaseError} from '../errors/base.js'
 import type {RosterEntry} from './actorRoster.js'
 import {profilePoster} from './profilePoster.js'
 import type {ResolvedScenario} from './scenario.js'
-import {exitReason, spawnActor} from './spawnActor.js'
+import {exitReason} from './actorExit.js'
+import {spawnActor} from './spawnActor.js'
 
 export type PostScenarioProfilesParameters = {
   scenario: ResolvedScenario

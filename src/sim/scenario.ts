@@ -4,7 +4,8 @@ import path from 'node:path'
 import {parse as parseYaml, YAMLParseError} from 'yaml'
 import {z} from 'zod'
 
-import {strategyNames} from '../adversary/index.js'
+// strategies.js, not the index: the index brings the cheats' training code (tfjs), which a scenario never needs
+import {strategyNames} from '../adversary/strategies.js'
 import {InvalidInputError} from '../errors/base.js'
 import {maxSeed, randomSeed} from '../random/randomSeed.js'
 import {resolveFixturePath} from '../ml/spec/resolveFixturePath.js'

@@ -5,21 +5,9 @@ import {createInterface} from 'node:readline'
 import {execa} from 'execa'
 
 import {packageRoot} from '../util/packageRoot.js'
+import type {ActorExit} from './actorExit.js'
 
 export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
-
-export type ActorExit = {
-  exitCode: number | undefined
-  signal: string | undefined
-  stderrTail: string
-  /** The message of the last `{error}` line it printed (with --json a command reports its failure on stdout). */
-  error?: string | undefined
-}
-
-/** Why an actor ended, in one line: its reported error, else the last line it wrote to stderr. */
-export function exitReason(exit: ActorExit): string {
-  return exit.error ?? exit.stderrTail.trim().split('\n').at(-1) ?? ''
-}
 
 export type ActorHandle = {
   name: string

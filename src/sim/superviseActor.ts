@@ -1,5 +1,6 @@
 import {sleep} from '../util/sleep.js'
-import {type ActorExit, type ActorHandle, exitReason} from './spawnActor.js'
+import {type ActorExit, exitReason} from './actorExit.js'
+import type {ActorHandle} from './spawnActor.js'
 
 /** Why a supervised process died: on its own (`crash`), or by the devnet's chaos monkey (`chaos`). */
 export type CrashCause = 'crash' | 'chaos'

@@ -1,6 +1,7 @@
 import {execa} from 'execa'
 
-import type {ActorExit, ActorHandle, ActorRole} from '../../src/sim/spawnActor.js'
+import type {ActorExit} from '../../src/sim/actorExit.js'
+import type {ActorHandle, ActorRole} from '../../src/sim/spawnActor.js'
 
 /** A real process standing in for an actor: plain `node -e SCRIPT`, adapted to the ActorHandle the devnet uses. */
 export function nodeActor(name: string, role: ActorRole, script: string): ActorHandle {

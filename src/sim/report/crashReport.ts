@@ -1,5 +1,5 @@
 import type {CrashReport} from '../buildReport.js'
-import {exitReason} from '../spawnActor.js'
+import {exitReason} from '../actorExit.js'
 import type {ActorCrash} from '../superviseActor.js'
 
 /** A supervisor's crash record as the report keeps it: plain strings and numbers. */

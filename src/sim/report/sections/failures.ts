@@ -1,6 +1,6 @@
 import type {Address} from 'viem'
 
-import {exitReason} from '../../spawnActor.js'
+import {exitReason} from '../../actorExit.js'
 import {moneyByAccount} from '../moneyByAccount.js'
 import type {ReportContext} from '../reportContext.js'
 import type {ConservationReport} from './conservation.js'
