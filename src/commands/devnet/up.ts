@@ -12,7 +12,7 @@ import {withChaos, withSeed} from '../../sim/scenario.js'
 import {scenarioForRun} from '../../sim/scenarioForRun.js'
 import {BaseCommand} from '../../ui/baseCommand.js'
 import {createDevnetLog, renderReport} from '../../ui/devnetLog.js'
-import {canShowDashboard, startDashboard} from '../../ui/dashboard/startDashboard.js'
+import {canShowDashboard} from '../../ui/dashboard/canShowDashboard.js'
 import {withInterrupt} from '../../ui/withInterrupt.js'
 import {backendChoices, type BackendChoice} from '../../ml/backend/runtimeId.js'
 
@@ -80,7 +80,12 @@ export default class DevnetUp extends BaseCommand {
     }
     const narrate = createDevnetLog((line) => this.log(line))
     // On a terminal the live dashboard replaces the line log (docs/dashboard.md); q there stops the run like Ctrl-C.
-    const dashboard = canShowDashboard({json: Boolean(flags.json)}) ? startDashboard({scenario: scenario.name, stateDir: path.resolve(flags['state-dir'])}) : undefined
+    // Imported only then: ink and React's reconciler are 1.4 MB of code that a run under --json, in CI or detached
+    // would parse for nothing (here in the command, not the library, where the suite's in-process tests would load a
+    // second copy of the dashboard's modules through the dynamic import).
+    const dashboard = canShowDashboard({json: Boolean(flags.json)})
+      ? (await import('../../ui/dashboard/startDashboard.js')).startDashboard({scenario: scenario.name, stateDir: path.resolve(flags['state-dir'])})
+      : undefined
     const {report, interrupted, runDir} = await withInterrupt((signal) =>
       runDevnet({
         scenario,

@@ -14,7 +14,7 @@ import {loadScenario, type ResolvedScenario} from '../../sim/scenario.js'
 import {packageRoot} from '../../util/packageRoot.js'
 import {Dashboard, type DashboardStore, LiveDashboard} from './Dashboard.js'
 import {applyChainView, applyDevnetEvent, attachRoster, type ChainView, createDashboardState, type DashboardState} from './dashboardState.js'
-import {canShowDashboard} from './startDashboard.js'
+import {canShowDashboard} from './canShowDashboard.js'
 
 const rpcUrl = 'http://127.0.0.1:40901'
 

@@ -1,6 +1,3 @@
-import {parquetMetadata, parquetReadObjects} from 'hyparquet'
-import {compressors} from 'hyparquet-compressors'
-
 import {DataInputError} from '../errors.js'
 import type {Cell, Table} from './table.js'
 
@@ -16,9 +13,10 @@ function cell(value: unknown): Cell {
 /**
  * A Parquet file (hyparquet, with the snappy codec built in and zstd, gzip, brotli and lz4 from
  * hyparquet-compressors: pyarrow's, Polars' and Hugging Face's exports). Top-level columns become a table;
- * integers (INT64 as bigint) become numbers.
+ * integers (INT64 as bigint) become numbers. The two packages (260 KB) load with the first Parquet file, not at every CLI start.
  */
 export async function readParquet(bytes: Uint8Array, where: string): Promise<Table> {
+  const [{parquetMetadata, parquetReadObjects}, {compressors}] = await Promise.all([import('hyparquet'), import('hyparquet-compressors')])
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer
   let header: string[]
   let objects: Record<string, unknown>[]

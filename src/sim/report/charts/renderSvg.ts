@@ -1,5 +1,4 @@
-import {parse, View} from 'vega'
-import {compile, type TopLevelSpec} from 'vega-lite'
+import type {TopLevelSpec} from 'vega-lite'
 
 /** One look for every chart: white background, a readable sans-serif, no interactivity. */
 export const chartConfig = {
@@ -18,6 +17,9 @@ export const chartConfig = {
  * browser is needed).
  */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  // Loaded when the first chart is drawn: vega and vega-lite are about 1 MB of code that `devnet up` and every
+  // other command would otherwise parse at start, long before a report is written.
+  const [{parse, View}, {compile}] = await Promise.all([import('vega'), import('vega-lite')])
   const compiled = compile({config: chartConfig, ...spec} as TopLevelSpec).spec
   const view = new View(parse(compiled), {renderer: 'none'})
   try {

@@ -1,5 +1,5 @@
 import type {Spec} from 'vega'
-import {compile, type TopLevelSpec} from 'vega-lite'
+import type {TopLevelSpec} from 'vega-lite'
 
 import type {DevnetReport} from '../../buildReport.js'
 import {type ChartFile, reportCharts} from '../charts/index.js'
@@ -16,9 +16,11 @@ const overTime: readonly ChartFile[] = ['balances.svg', 'timeline.svg', 'price.s
 /**
  * Every chart of the report as a vega spec, keyed by its element id: the same vega-lite specs as the SVGs,
  * compiled here in Node so the page needs only vega itself, with tooltips on every mark and the time charts
- * zoomable (the page is interactive where the SVGs are not).
+ * zoomable (the page is interactive where the SVGs are not). vega-lite loads here, when a report is written, not
+ * at every CLI start.
  */
-export function compileChartSpecs(report: DevnetReport): Record<string, Spec> {
+export async function compileChartSpecs(report: DevnetReport): Promise<Record<string, Spec>> {
+  const {compile} = await import('vega-lite')
   const specs: Record<string, Spec> = {}
   for (const chart of reportCharts) {
     const spec = {config: {...chartConfig, mark: {tooltip: true}}, ...chart.spec(report)} as TopLevelSpec

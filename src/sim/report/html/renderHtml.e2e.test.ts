@@ -62,11 +62,11 @@ describe('report.html', function () {
     assert.ok(!page.includes('<img src=x'))
   })
 
-  it('makes the charts over chain time zoomable along it, and still compiles a report with nothing to zoom', () => {
+  it('makes the charts over chain time zoomable along it, and still compiles a report with nothing to zoom', async () => {
     const zoomable = (specs: Record<string, unknown>) => Object.keys(specs).filter((id) => JSON.stringify(specs[id]).includes('"name":"zoom"'))
-    assert.deepEqual(zoomable(compileChartSpecs(report)).sort(), ['chart-balances', 'chart-price', 'chart-timeline'])
+    assert.deepEqual(zoomable(await compileChartSpecs(report)).sort(), ['chart-balances', 'chart-price', 'chart-timeline'])
     const {history: _history, ...old} = report
-    assert.deepEqual(zoomable(compileChartSpecs({...old, market: {...report.market, series: []}})), [])
+    assert.deepEqual(zoomable(await compileChartSpecs({...old, market: {...report.market, series: []}})), [])
   })
 
   it('draws every chart in headless chromium, with marks, and the page logs nothing', async function () {

@@ -2,7 +2,6 @@ import {readFile} from 'node:fs/promises'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 
-import {Marked} from 'marked'
 
 import type {DevnetReport} from '../../buildReport.js'
 import {renderMarkdown} from '../renderMarkdown.js'
@@ -30,7 +29,7 @@ export async function renderHtml(report: DevnetReport): Promise<string> {
     '</head><body><main>',
     body,
     '</main>',
-    `<script type="application/json" id="chart-specs">${scriptSafeJson(compileChartSpecs(report))}</script>`,
+    `<script type="application/json" id="chart-specs">${scriptSafeJson(await compileChartSpecs(report))}</script>`,
     `<script>${pageScript}</script>`,
     '</body></html>',
     '',
@@ -42,6 +41,8 @@ export async function renderHtml(report: DevnetReport): Promise<string> {
  * (an actor named `<role>-account-<index>`, an error message) is shown as text, not parsed.
  */
 async function markdownToHtml(markdown: string): Promise<string> {
+  // loaded when a report is written, not at every CLI start
+  const {Marked} = await import('marked')
   const marked = new Marked({gfm: true})
   marked.use({renderer: {html: ({text}) => (/^<div class="chart" id="chart-[a-z]+"><\/div>\s*$/.test(text) ? text : escapeHtml(text))}})
   return marked.parse(markdown)
