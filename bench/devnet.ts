@@ -2,7 +2,7 @@ import {mkdtemp, readFile, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 import {createInterface} from 'node:readline'
-import {fileURLToPath} from 'node:url'
+import {fileURLToPath, pathToFileURL} from 'node:url'
 
 import {execa} from 'execa'
 
@@ -17,17 +17,18 @@ export type DevnetTimings = {scenario: string; contractsDeployed: number; actors
 
 /**
  * Wall-clock seconds from spawning `gensyn devnet up` to each milestone it prints, for one real run of a
- * scenario (the built CLI, a real anvil, real actor processes and training).
+ * scenario (the built CLI, a real anvil, real actor processes and training). `root`: the checkout whose built CLI
+ * runs (this one by default); a relative scenario is read from it.
  */
-export async function benchDevnet(scenario = 'fixtures/scenarios/smoke.yaml'): Promise<DevnetTimings> {
+export async function benchDevnet(scenario = 'fixtures/scenarios/smoke.yaml', root = repoRoot): Promise<DevnetTimings> {
   const stateDir = await mkdtemp(path.join(tmpdir(), 'gensyn-bench-'))
   const started = performance.now()
   const since = () => (performance.now() - started) / 1000
   const marks: Partial<DevnetTimings> = {scenario}
   const readyActors = new Set<string>()
   try {
-    const child = execa(process.execPath, [path.join(repoRoot, 'bin/run.js'), 'devnet', 'up', '--scenario', scenario, '--until-settled', '--state-dir', stateDir], {
-      cwd: repoRoot,
+    const child = execa(process.execPath, [path.join(root, 'bin/run.js'), 'devnet', 'up', '--scenario', scenario, '--until-settled', '--state-dir', stateDir], {
+      cwd: root,
       reject: false,
       env: {FORCE_COLOR: '0'},
     })
@@ -46,5 +47,23 @@ export async function benchDevnet(scenario = 'fixtures/scenarios/smoke.yaml'): P
     return marks as DevnetTimings
   } finally {
     await rm(stateDir, {recursive: true, force: true})
+  }
+}
+
+/**
+ * `npx tsx bench/devnet.ts [scenario]`: the milestones of BENCH_RUNS (default 3) runs of the scenario (smoke by
+ * default). With BENCH_AGAINST=<another checkout, built> the runs alternate with that checkout's, each on its own
+ * scenario file of the same path, so a change to the CLI or to the scenario is measured against the commit before it.
+ */
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const scenario = process.argv[2] ?? 'fixtures/scenarios/smoke.yaml'
+  const runs = Number(process.env.BENCH_RUNS ?? 3)
+  const roots = process.env.BENCH_AGAINST ? [['base', path.resolve(process.env.BENCH_AGAINST)], ['this', repoRoot]] : [['this', repoRoot]]
+  console.log(`${scenario}: seconds since \`devnet up\` started (contracts deployed, a solver and a verifier ready, first task settled, exited with the report)`)
+  for (let run = 1; run <= runs; run++) {
+    for (const [label, root] of roots) {
+      const t = await benchDevnet(scenario, root)
+      console.log(`${label!.padEnd(4)} run ${run}: deployed ${t.contractsDeployed.toFixed(2)}, ready ${t.actorsReady.toFixed(2)}, first settled ${t.firstSettled.toFixed(2)}, exited ${t.exited.toFixed(2)}`)
+    }
   }
 }
