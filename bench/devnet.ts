@@ -58,12 +58,12 @@ export async function benchDevnet(scenario = 'fixtures/scenarios/smoke.yaml', ro
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const scenario = process.argv[2] ?? 'fixtures/scenarios/smoke.yaml'
   const runs = Number(process.env.BENCH_RUNS ?? 3)
-  const roots = process.env.BENCH_AGAINST ? [['base', path.resolve(process.env.BENCH_AGAINST)], ['this', repoRoot]] : [['this', repoRoot]]
+  const roots: [label: string, root: string][] = process.env.BENCH_AGAINST ? [['base', path.resolve(process.env.BENCH_AGAINST)], ['this', repoRoot]] : [['this', repoRoot]]
   console.log(`${scenario}: seconds since \`devnet up\` started (contracts deployed, a solver and a verifier ready, first task settled, exited with the report)`)
   for (let run = 1; run <= runs; run++) {
     for (const [label, root] of roots) {
       const t = await benchDevnet(scenario, root)
-      console.log(`${label!.padEnd(4)} run ${run}: deployed ${t.contractsDeployed.toFixed(2)}, ready ${t.actorsReady.toFixed(2)}, first settled ${t.firstSettled.toFixed(2)}, exited ${t.exited.toFixed(2)}`)
+      console.log(`${label.padEnd(4)} run ${run}: deployed ${t.contractsDeployed.toFixed(2)}, ready ${t.actorsReady.toFixed(2)}, first settled ${t.firstSettled.toFixed(2)}, exited ${t.exited.toFixed(2)}`)
     }
   }
 }

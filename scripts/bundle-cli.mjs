@@ -66,12 +66,6 @@ const requireTfjs = {
 const tfjsUnion = createRequire(import.meta.url).resolve('@tensorflow/tfjs')
 const unusedTfjs = ['@tensorflow/tfjs-converter', '@tensorflow/tfjs-data', '@tensorflow/tfjs-backend-webgl']
 
-const commands = readdirSync(path.join(dist, 'commands'), {recursive: true})
-  .map(String)
-  .filter((file) => file.endsWith('.js'))
-  .map((file) => path.join(dist, 'commands', file))
-
-rmSync(out, {recursive: true, force: true})
 /**
  * @oclif/core goes inside too (about 100 CommonJS files, 0.2 s of CPU per start from node_modules), behind an entry
  * of its own, dist/cli/oclif.js, that bin/run.js imports instead of the package: a command class must extend the very
@@ -86,6 +80,12 @@ const oclifEntry = {
   },
 }
 
+const commands = readdirSync(path.join(dist, 'commands'), {recursive: true})
+  .map(String)
+  .filter((file) => file.endsWith('.js'))
+  .map((file) => path.join(dist, 'commands', file))
+
+rmSync(out, {recursive: true, force: true})
 await build({
   entryPoints: [...commands, {in: 'gensyn:oclif', out: 'oclif'}],
   outbase: dist,

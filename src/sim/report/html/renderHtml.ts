@@ -2,7 +2,6 @@ import {readFile} from 'node:fs/promises'
 import {createRequire} from 'node:module'
 import path from 'node:path'
 
-
 import type {DevnetReport} from '../../buildReport.js'
 import {renderMarkdown} from '../renderMarkdown.js'
 import {chartElementId, compileChartSpecs} from './compileChartSpecs.js'
