@@ -49,7 +49,7 @@ export type VerificationChecks = {
   /**
    * The first checkpoint is the task's start: the seed-derived initial state for a range that starts at step 0;
    * for a later split task, a checkpoint at the range's first step, equal to `startCheckpoint` (the parent's
-   * final checkpoint) when it is given.
+   * final checkpoint) when it is given, and to `split.start` (the mean of the round before) for a parallel split's.
    */
   initialWeights: CheckStatus
   /** exact: this verifier runs the manifest's runtime; tolerance: the requested backend loads. */
@@ -309,7 +309,7 @@ async function checkAvailability(verification: Verification, manifest: ProofMani
   return undefined
 }
 
-/** 6. The task's start: the initial weights, or a split task's parent's final checkpoint. */
+/** 6. The task's start: the initial weights, a split task's parent's final checkpoint, or a parallel split round's averaged one. */
 async function checkTaskStart(verification: Verification, manifest: ProofManifest): Promise<VerificationReport | undefined> {
   const {spec, store, startCheckpoint} = verification.parameters
   const range = taskStepRange(spec)
@@ -321,6 +321,9 @@ async function checkTaskStart(verification: Verification, manifest: ProofManifes
   } else {
     if (startCheckpoint !== undefined && first?.hash !== startCheckpoint)
       return fail(verification, 'initialWeights', `checkpoint at step ${range.start}: expected the parent task's final checkpoint ${startCheckpoint}, got ${first?.hash}`)
+    const averaged = spec.split?.start
+    if (averaged !== undefined && first?.hash !== averaged)
+      return fail(verification, 'initialWeights', `checkpoint at step ${range.start}: expected the averaged checkpoint the spec names (split.start ${averaged}), got ${first?.hash}`)
     try {
       const state = decodeCheckpoint(await store.get(first?.hash as Hex))
       if (state.step !== range.start) return fail(verification, 'initialWeights', `checkpoint ${first?.hash}: expected step ${range.start} (the task's start), got ${state.step}`)

@@ -1,3 +1,4 @@
+export {averageCheckpoints} from './averageCheckpoints.js'
 export {checkpointHash} from './checkpointHash.js'
 export {decodeCheckpoint} from './decodeCheckpoint.js'
 export {checkpointMagic, checkpointTensors, checkpointVersion, encodeCheckpoint} from './encodeCheckpoint.js'

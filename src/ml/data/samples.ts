@@ -55,3 +55,36 @@ export function samplesFromMnist(data: Mnist): Samples {
   fromMnistCache.set(data, samples)
   return samples
 }
+
+const shardCache = new WeakMap<Samples, Map<string, Samples>>()
+
+/**
+ * Shard `shard` of `shards` of a split (a parallel split's task, docs/market.md, section 4): the samples whose
+ * index is `shard` modulo `shards`, in their order. Strided rather than in blocks, so a file sorted by label
+ * still gives every shard every class. Cached per split, so a verifier's many replays copy it once.
+ */
+export function shardSamples(samples: Samples, shard: number, shards: number): Samples {
+  const key = `${shard}/${shards}`
+  const cached = shardCache.get(samples)?.get(key)
+  if (cached) return cached
+  const picked = Int32Array.from({length: Math.max(0, Math.ceil((samples.count - shard) / shards))}, (_, i) => shard + i * shards)
+  const {featureSize} = samples
+  const features = new Float32Array(picked.length * featureSize)
+  for (const [row, i] of picked.entries()) features.set(samples.features.subarray(i * featureSize, (i + 1) * featureSize), row * featureSize)
+  let result: Samples
+  if (samples.task === 'classification') {
+    const {positions} = samples
+    const labels = new Int32Array(picked.length * positions)
+    for (const [row, i] of picked.entries()) labels.set(samples.labels.subarray(i * positions, (i + 1) * positions), row * positions)
+    result = {...samples, count: picked.length, features, labels}
+  } else {
+    const {outputs} = samples
+    const values = new Float32Array(picked.length * outputs)
+    for (const [row, i] of picked.entries()) values.set(samples.values.subarray(i * outputs, (i + 1) * outputs), row * outputs)
+    result = {...samples, count: picked.length, features, values}
+  }
+  const perSplit = shardCache.get(samples) ?? new Map<string, Samples>()
+  perSplit.set(key, result)
+  shardCache.set(samples, perSplit)
+  return result
+}

@@ -1,4 +1,5 @@
 import type {JobSpec} from '../spec/schema.js'
+import {splitTaskSpecs} from '../spec/splitTaskSpecs.js'
 import {taskStepRange} from '../train/taskStepRange.js'
 import {escrowFor} from './escrowFor.js'
 import {estimateWork, type WorkEstimate} from './estimateWork.js'
@@ -18,8 +19,8 @@ export type EstimateReportParameters = {
   verifierFeeBps?: number | undefined
 }
 
-/** One task of a split job file. */
-export type TaskEstimate = {index: number; start: number; end: number; workUnits: bigint; escrow: bigint}
+/** One task of a split job file: its round (`index`) and, in a parallel split, its shard. */
+export type TaskEstimate = {index: number; shard?: number; start: number; end: number; workUnits: bigint; escrow: bigint}
 
 export type EstimateReport = WorkEstimate & {
   name: string
@@ -53,10 +54,10 @@ export function estimateReport({spec, table = defaultWorkTable, price, verifierF
   const solverPay = estimate.workUnits * price
   let tasks: TaskEstimate[] | undefined
   if (spec.split !== undefined && spec.split.index === undefined) {
-    tasks = Array.from({length: spec.split.tasks}, (_, index) => {
-      const task = {...spec, split: {tasks: spec.split!.tasks, index}}
+    tasks = splitTaskSpecs(spec).map((task) => {
       const {workUnits} = estimateWork(task, table)
-      return {index, ...taskStepRange(task), workUnits, escrow: escrowFor(workUnits, price, verifierFeeBps)}
+      const {index = 0, shard} = task.split ?? {}
+      return {index, ...(shard === undefined ? {} : {shard}), ...taskStepRange(task), workUnits, escrow: escrowFor(workUnits, price, verifierFeeBps)}
     })
   }
   return {

@@ -21,4 +21,4 @@ export {
   type PrivacySpec,
 } from './schema.js'
 export {specHash} from './specHash.js'
-export {splitTaskSpecs} from './splitTaskSpecs.js'
+export {roundTaskSpecs, splitTaskSpecs} from './splitTaskSpecs.js'

@@ -177,12 +177,33 @@ const paymentSchema = z
   })
   .describe('what the submitter pays: the market price at the claim, at most maxPrice, for the work performed')
 
+/** The most parallel shards a split job may train each range on (`split.shards`). */
+export const maxShards = 16
+
 const splitSchema = z
   .strictObject({
-    tasks: z.number().int().min(2).max(64).describe('number of sequential tasks; each starts from the verified final checkpoint of the one before'),
-    index: z.number().int().min(0).optional().describe('which task this spec is (set by the submitter, 0-based); absent in a job file'),
+    tasks: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .describe('number of sequential tasks (rounds, with shards); each starts from the verified final checkpoint of the one before (with shards: the mean of the round before\'s)'),
+    index: z.number().int().min(0).optional().describe('which task (round) this spec is (set by the submitter, 0-based); absent in a job file'),
+    shards: z
+      .number()
+      .int()
+      .min(2)
+      .max(maxShards)
+      .optional()
+      .describe(
+        'a parallel split: each round is this many tasks, one per disjoint shard of the training data, all from the same start; the next round starts from the element-wise mean of their verified final checkpoints (docs/market.md, section 4)',
+      ),
+    shard: z.number().int().min(0).optional().describe('with shards: which shard this task trains (set by the submitter, 0-based); absent in a job file'),
+    start: blobHash
+      .optional()
+      .describe('with shards, a round after the first: the hash of the averaged checkpoint it starts from (set by the submitter); absent in a job file'),
   })
-  .describe('split the job into sequential tasks whose proofs stack (docs/market.md, section 4)')
+  .describe('split the job into tasks whose proofs stack: sequential tasks, or rounds of parallel shards (docs/market.md, section 4)')
 
 const privacySchema = z
   .strictObject({
@@ -262,9 +283,26 @@ export const jobSpecSchema = z
         })
       if (index !== undefined && index >= tasks)
         ctx.addIssue({code: 'custom', message: `expected an index below split.tasks (${tasks}), got ${index}`, path: ['split', 'index']})
+      for (const issue of shardIssues(spec.split)) ctx.addIssue({code: 'custom', ...issue})
     }
   })
   .describe('a gensyn training job (docs/job-spec.md)')
+
+/** What is wrong with a split's shard fields: a sequential split needs two tasks; shard and start belong to a parallel split's task. */
+function shardIssues(split: z.output<typeof splitSchema>): {message: string; path: (string | number)[]}[] {
+  const {tasks, index, shards, shard, start} = split
+  const issues: {message: string; path: (string | number)[]}[] = []
+  if (shards === undefined) {
+    if (tasks < 2) issues.push({message: `expected at least 2 sequential tasks (or split.shards for one round of parallel tasks), got ${tasks}`, path: ['split', 'tasks']})
+    if (shard !== undefined) issues.push({message: 'expected no shard without split.shards', path: ['split', 'shard']})
+    if (start !== undefined) issues.push({message: 'expected no start without split.shards (a sequential task starts from its parent task)', path: ['split', 'start']})
+    return issues
+  }
+  if (shard !== undefined && shard >= shards) issues.push({message: `expected a shard below split.shards (${shards}), got ${shard}`, path: ['split', 'shard']})
+  if (start !== undefined && (index === undefined || index === 0))
+    issues.push({message: 'expected no start in the first round (it starts from the seed-derived initial state)', path: ['split', 'start']})
+  return issues
+}
 
 /** MNIST's 10 classes, a declared class list's length, or undefined when only the data says (counted at submit). */
 export function declaredOutputs(dataset: z.output<typeof datasetSchema>): number | undefined {

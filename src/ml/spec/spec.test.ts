@@ -8,6 +8,7 @@ import {
   loadJobSpec,
   maxPriceWei,
   parseJobSpec,
+  roundTaskSpecs,
   specHash,
   splitTaskSpecs,
 } from './index.js'
@@ -214,7 +215,37 @@ describe('job spec', () => {
     [
       'a split into one task',
       spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 1}'}),
-      'job.yaml: split.tasks: expected a number >= 2, got 1',
+      'job.yaml: split.tasks: expected at least 2 sequential tasks (or split.shards for one round of parallel tasks), got 1',
+    ],
+    [
+      'a shard without shards',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3, shard: 1}'}),
+      'job.yaml: split.shard: expected no shard without split.shards',
+    ],
+    [
+      'a start without shards',
+      spec({training: 'training: {steps: 300}', extra: `proof: {checkpointInterval: 50}\nsplit: {tasks: 3, index: 1, start: "0x${'ab'.repeat(32)}"}`}),
+      'job.yaml: split.start: expected no start without split.shards (a sequential task starts from its parent task)',
+    ],
+    [
+      'a shard equal to the shard count',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3, shards: 4, index: 0, shard: 4}'}),
+      'job.yaml: split.shard: expected a shard below split.shards (4), got 4',
+    ],
+    [
+      'a start in the first round',
+      spec({training: 'training: {steps: 300}', extra: `proof: {checkpointInterval: 50}\nsplit: {tasks: 3, shards: 2, index: 0, shard: 0, start: "0x${'ab'.repeat(32)}"}`}),
+      'job.yaml: split.start: expected no start in the first round (it starts from the seed-derived initial state)',
+    ],
+    [
+      'one shard',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3, shards: 1}'}),
+      'job.yaml: split.shards: expected a number >= 2, got 1',
+    ],
+    [
+      'more shards than the limit',
+      spec({training: 'training: {steps: 300}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 3, shards: 17}'}),
+      'job.yaml: split.shards: expected a number <= 16, got 17',
     ],
     ['a train limit above 60000', spec({dataset: 'dataset: {name: mnist, trainLimit: 70000}'}), 'job.yaml: dataset.trainLimit: expected a number <= 60000, got 70000'],
     ['an unknown data set', spec({dataset: 'dataset: {name: cifar10}'}), 'job.yaml: dataset.name: expected one of mnist, got "cifar10"'],
@@ -341,6 +372,22 @@ describe('job spec', () => {
       const [, second] = splitTaskSpecs(job)
       assert.ok(second)
       assert.deepEqual(splitTaskSpecs(second), splitTaskSpecs(job))
+    })
+
+    it('makes a parallel split into rounds of shard tasks, each round from the start it is given', () => {
+      const parallel = parseJobSpec(spec({training: 'training: {steps: 200}', extra: 'proof: {checkpointInterval: 50}\nsplit: {tasks: 2, shards: 3}'}))
+      const tasks = splitTaskSpecs(parallel)
+      assert.deepEqual(
+        tasks.map((task) => task.split),
+        [0, 1].flatMap((index) => [0, 1, 2].map((shard) => ({tasks: 2, shards: 3, index, shard}))),
+      )
+      assert.deepEqual(tasks.map((task) => taskStepRange(task).start), [0, 0, 0, 100, 100, 100], 'the shards of a round train the same steps')
+      assert.equal(new Set(tasks.map((task) => specHash(task))).size, 6, 'each shard task has its own spec hash')
+      const start = `0x${'cd'.repeat(32)}` as const
+      const second = roundTaskSpecs(parallel, 1, start)
+      assert.deepEqual(second.map((task) => task.split?.start), [start, start, start])
+      for (const task of second) assert.deepEqual(parseJobSpec(new TextDecoder().decode(canonicalSpecBytes(task))), task, 'a shard task spec round-trips')
+      assert.throws(() => roundTaskSpecs(job, 0, undefined), (error: unknown) => error instanceof JobSpecError && error.field === 'split.shards')
     })
 
     it('leaves a job without split as its single task', () => {
