@@ -1,4 +1,7 @@
-import {maxPriceWei, specHash as hashSpec} from '../ml/spec/index.js'
+import type {Hex} from 'viem'
+
+import {InvalidInputError} from '../errors/base.js'
+import {type JobSpec, maxPriceWei, specHash as hashSpec} from '../ml/spec/index.js'
 import {splitTaskSpecs} from '../ml/spec/splitTaskSpecs.js'
 import {defaultKeysDir} from '../privacy/keyFile.js'
 import {connect, requireSigner} from '../protocol/connect.js'
@@ -9,6 +12,8 @@ import {mapPrivateData} from './submitJob/mapPrivateData.js'
 import {postJobTasks} from './submitJob/postJobTasks.js'
 import {publishJobInputs} from './submitJob/publishJobInputs.js'
 import {readJobFile} from './submitJob/readJobFile.js'
+import {runShardRounds} from './submitJob/runShardRounds.js'
+import {summarizeShardRounds} from './submitJob/summarizeShardRounds.js'
 import {summarizeFirstCopy} from './submitJob/summarizeFirstCopy.js'
 import {totals} from './submitJob/totals.js'
 import type {SubmitJobOptions, SubmitJobResult} from './submitJob/types.js'
@@ -33,6 +38,8 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     return {...summary, ...totals(tasks), tasks, ...(privacy ? {privacy} : {})}
   }
 
+  if (spec.split?.shards !== undefined) checkShardedOptions(spec, options)
+  const began = performance.now()
   const connection = requireSigner(await connect({...options.connectOptions, needsSigner: true}))
   // Pinned profiles, the job's own data set and its given weights go to the store; the spec names them.
   const inputs = await publishJobInputs(connection, spec, read.baseDir, options)
@@ -44,21 +51,18 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     spec = {...spec, privacy: {mapping: mapped.mappingKey.mapping, data: mapped.mappingKey.data}}
     privacy = {...privacy!, ...(mapped.mappedBytes === undefined ? {} : {mappedBytes: mapped.mappedBytes}), data: mapped.mappingKey.data}
   }
+  const extras = {...(privacy ? {privacy} : {}), ...(inputs.dataset ? {dataset: inputs.dataset} : {}), ...(spec.verification.profiles?.length ? {profiles: spec.verification.profiles as Hex[]} : {})}
+  if (spec.split?.shards !== undefined) {
+    const rounds = await runShardRounds(connection, spec, options)
+    const result: SubmitJobResult = {...summary, ...totals(rounds.tasks), tasks: rounds.tasks, ...extras}
+    await summarizeShardRounds(result, spec, rounds, options.backend)
+    return {...result, wallSeconds: (performance.now() - began) / 1000}
+  }
   const specs = splitTaskSpecs(spec)
   const posted = await postJobTasks(connection, specs, copies, fromBlock, options)
   const {tasks} = posted
   if (mapped && !options.taskIds) privacy = {...privacy!, keyFiles: await writeMappingKeys(keysDir, mapped.mappingKey, tasks, spec.model.inputShape)}
-  const {dataset} = inputs
-  const profiles = spec.verification.profiles as SubmitJobResult['profiles']
-  const result: SubmitJobResult = {
-    ...summary,
-    ...totals(tasks),
-    tasks,
-    taskId: tasks[specs.length - 1]?.taskId,
-    ...(privacy ? {privacy} : {}),
-    ...(dataset ? {dataset} : {}),
-    ...(profiles?.length ? {profiles} : {}),
-  }
+  const result: SubmitJobResult = {...summary, ...totals(tasks), tasks, taskId: tasks[specs.length - 1]?.taskId, ...extras, ...(privacy ? {privacy} : {})}
   if (!options.wait) return result
 
   const {finals, paid, refunded} = await followToSettlement(connection, tasks, posted.fromBlock, options)
@@ -66,5 +70,13 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   result.refunded = refunded.toString()
   await evaluateDelivered(connection, options.backend, specs, tasks, finals, mapped?.mappingKey)
   await summarizeFirstCopy(result, tasks, specs.length, options.backend)
-  return result
+  return {...result, wallSeconds: (performance.now() - began) / 1000}
+}
+
+/** A parallel split posts each round once the one before has settled: the submitter must stay, and post it all. */
+function checkShardedOptions(spec: JobSpec, options: SubmitJobOptions): void {
+  if (spec.privacy) throw new InvalidInputError('privacy: expected no privacy mapping in a parallel split (split.shards): not supported yet', {docsPath: 'privacy.md'})
+  if (!options.wait) throw new InvalidInputError('split.shards: a parallel split needs --wait (each round is posted once the one before has settled)', {docsPath: 'market.md'})
+  if ((options.count ?? 1) !== 1) throw new InvalidInputError(`--count: expected 1 for a parallel split (split.shards), got ${options.count}`)
+  if (options.taskIds) throw new InvalidInputError('--task-ids: a parallel split (split.shards) cannot be followed from its task ids yet; submit it again')
 }

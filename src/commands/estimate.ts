@@ -94,7 +94,9 @@ function render(report: EstimateOutput, path: string): string {
     const same = report.tasks.every((task) => task.workUnits === first?.workUnits)
     const each = same && first ? `${grouped(first.workUnits)} work units and an escrow of ${formatEther(first.escrow)} ETH each` : report.tasks.map((t) => `${grouped(t.workUnits)}`).join(', ')
     const total = report.tasks.reduce((sum, task) => sum + task.escrow, 0n)
-    lines.push(`split into ${report.tasks.length} tasks of ${(first?.end ?? 0) - (first?.start ?? 0)} steps: ${each} (escrow in all ${formatEther(total)} ETH)`)
+    const shards = report.tasks.filter((task) => task.index === 0).length
+    const rounds = shards > 1 ? ` (${report.tasks.length / shards} rounds of ${shards} parallel shards)` : ''
+    lines.push(`split into ${report.tasks.length} tasks${rounds} of ${(first?.end ?? 0) - (first?.start ?? 0)} steps: ${each} (escrow in all ${formatEther(total)} ETH)`)
   }
   return lines.join('\n')
 }

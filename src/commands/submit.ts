@@ -20,6 +20,7 @@ export default class Submit extends BaseCommand {
     {description: 'Check a job spec and see its escrow without touching a chain', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --dry-run'},
     {description: 'Submit to the local devnet as account 1 and wait for the trained model', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/mnist-mlp.yaml --account 1 --wait'},
     {description: 'A job split into 3 stacked tasks, one progress bar each', command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/jobs/smoke-split.yaml --account 1 --wait'},
+    {description: 'A parallel split: 2 rounds of 4 shard tasks, each round starting from the mean of the one before', command: '<%= config.bin %> <%= command.id %> fixtures/scenarios/jobs/parallel-split.yaml --account 1 --wait'},
     {description: 'Three copies of a job at once (a demand spike)', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --count 3 --wait'},
     {description: 'Pick up a job whose `submit --wait` was stopped after posting task 4: follow it, post nothing', command: '<%= config.bin %> <%= command.id %> fixtures/jobs/smoke-mlp.yaml --account 1 --wait --task-ids 4'},
     {
@@ -78,7 +79,7 @@ export default class Submit extends BaseCommand {
       onSubmitted: (task) => {
         const parent = task.parentId === '0' ? '' : `, after task ${task.parentId}`
         this.logAbove(multi, `task ${task.taskId} submitted (${describeRange(task)}${parent}: ${task.workUnits} work units, escrow ${formatEther(BigInt(task.escrow))} ETH)`)
-        if (flags.wait) bars.set(task.taskId!, multi.add(`task ${task.taskId!.padStart(3)}${task.tasks > 1 ? ` (${task.index + 1}/${task.tasks})` : ''}`, 5))
+        if (flags.wait) bars.set(task.taskId!, multi.add(`task ${task.taskId!.padStart(3)}${barSuffix(task)}`, 5))
       },
       onStatus: (taskId, phase, status) => bars.get(taskId)?.update(phase, status),
       onSettle: (report) => {
@@ -99,6 +100,8 @@ export default class Submit extends BaseCommand {
       const raw = result.rawTestAccuracy === undefined ? '' : `; with its mapping on raw test data ${result.rawTestAccuracy.toFixed(4)}`
       const model = result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)} (on ${result.evaluatedOn}, task ${result.taskId}${raw})`
       this.log(`paid ${formatEther(BigInt(result.paid ?? '0'))} ETH, refunded ${formatEther(BigInt(result.refunded ?? '0'))} ETH of ${formatEther(BigInt(result.escrow))} ETH escrowed${model}`)
+      const rounds = result.rounds?.length ? `${result.rounds.length} rounds of ${result.tasks.filter((task) => task.index === 0).length} parallel shards, ` : ''
+      if (result.wallSeconds !== undefined) this.log(`${rounds}${result.wallSeconds.toFixed(1)} s from submission to the delivered model`)
     }
     return result
   }
@@ -110,7 +113,14 @@ export default class Submit extends BaseCommand {
 }
 
 function describeRange(task: SubmittedTask): string {
+  if (task.shard !== undefined) return `steps ${task.steps.start}-${task.steps.end} on shard ${task.shard}, round ${task.index + 1} of ${task.tasks} of a parallel split`
   return task.tasks > 1 ? `steps ${task.steps.start}-${task.steps.end} of a ${task.tasks}-task split job` : `${task.steps.end} steps`
+}
+
+/** A progress bar's place in a split job: (task i/N), or a parallel split's (round r/R, shard k). */
+function barSuffix(task: SubmittedTask): string {
+  if (task.shard !== undefined) return ` (round ${task.index + 1}/${task.tasks}, shard ${task.shard})`
+  return task.tasks > 1 ? ` (${task.index + 1}/${task.tasks})` : ''
 }
 
 function renderLedger(tasks: readonly SubmittedTask[]): string {

@@ -11,15 +11,17 @@ import type {SubmittedTask} from './types.js'
  * table and the verifier fee (a chain may have others).
  */
 export function estimateTasks(specs: readonly JobSpec[], copies: number): SubmittedTask[] {
-  return Array.from({length: copies}, (_, copy) => specs.map((taskSpec, index) => estimated(taskSpec, copy, index, specs.length))).flat()
+  return Array.from({length: copies}, (_, copy) => specs.map((taskSpec, position) => estimated(taskSpec, copy, position, specs.length))).flat()
 }
 
-function estimated(taskSpec: JobSpec, copy: number, index: number, count: number): SubmittedTask {
+function estimated(taskSpec: JobSpec, copy: number, position: number, count: number): SubmittedTask {
   const {workUnits} = estimateWork(taskSpec, defaultWorkTable)
+  const shard = taskSpec.split?.shard
   return {
     copy,
-    index,
-    tasks: count,
+    index: taskSpec.split?.index ?? position,
+    ...(shard === undefined ? {} : {shard}),
+    tasks: taskSpec.split?.shards === undefined ? count : taskSpec.split.tasks,
     parentId: '0',
     specHash: hashSpec(taskSpec),
     steps: taskStepRange(taskSpec),

@@ -1,8 +1,8 @@
 import type {JobSpec} from '../../ml/spec/index.js'
-import {taskStepRange} from '../../ml/train/index.js'
 import type {SignedConnection} from '../../protocol/connect.js'
 import {submitTask} from '../../protocol/submitTask.js'
 import {adoptTasks} from '../adoptTasks.js'
+import {submittedTask} from './submittedTask.js'
 import type {SubmitJobOptions, SubmittedTask} from './types.js'
 
 /**
@@ -27,19 +27,7 @@ export async function postJobTasks(
     let parentId = 0n
     for (const [index, taskSpec] of specs.entries()) {
       const submitted = await submitTask(connection, {spec: taskSpec, parentId})
-      const task: SubmittedTask = {
-        taskId: submitted.taskId.toString(),
-        copy,
-        index,
-        tasks: specs.length,
-        parentId: parentId.toString(),
-        specHash: submitted.specHash,
-        steps: taskStepRange(taskSpec),
-        workUnits: submitted.workUnits.toString(),
-        escrow: submitted.escrow.toString(),
-        transactionHash: submitted.transaction.hash,
-        gasUsed: submitted.transaction.gasUsed.toString(),
-      }
+      const task = submittedTask(submitted, taskSpec, {copy, index, tasks: specs.length})
       tasks.push(task)
       options.onSubmitted?.(task)
       parentId = submitted.taskId

@@ -17,6 +17,9 @@ export async function readJobFile(options: Pick<SubmitJobOptions, 'jobPath' | 's
   const spec: JobSpec = options.segments === undefined ? loaded : {...loaded, verification: {...loaded.verification, segments: options.segments}}
   if (spec.privacy?.data !== undefined)
     throw new InvalidInputError(`${options.jobPath}: privacy.data: expected it absent in a job file (gensyn submit sets it to the mapped data set it stores)`)
+  for (const field of ['shard', 'start'] as const)
+    if (spec.split?.[field] !== undefined)
+      throw new InvalidInputError(`${options.jobPath}: split.${field}: expected it absent in a job file (gensyn submit sets it on each task of a parallel split)`)
   if ('source' in spec.dataset && spec.dataset.data !== undefined)
     throw new InvalidInputError(`${options.jobPath}: dataset.data: expected it absent in a job file (gensyn submit sets it to the data set it publishes)`)
   const baseDir = path.dirname(path.resolve(resolveFixturePath('jobs', options.jobPath)))

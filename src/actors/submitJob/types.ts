@@ -43,9 +43,11 @@ export type SubmittedTask = {
   taskId?: string
   /** Which copy of the job (0-based; see `count`). */
   copy: number
-  /** Its position in a split job (0-based), and the job's task count (1 when not split). */
+  /** Its position in a split job (0-based), and the job's task count (1 when not split); for a parallel split, its round and the rounds. */
   index: number
   tasks: number
+  /** A parallel split's task: which shard of the training data it trains (0-based). */
+  shard?: number
   /** The task before it in a split job ('0' for none). */
   parentId: string
   specHash: Hex
@@ -107,7 +109,14 @@ export type SubmitJobResult = {
   /** Totals over every task, with --wait. */
   paid?: string
   refunded?: string
+  /** With --wait: seconds from the start of the submission to the last task's end (and the model's evaluation). */
+  wallSeconds?: number
+  /** A parallel split (split.shards), with --wait: each round's tasks and the mean of their finals (the next round's start). */
+  rounds?: ShardRound[]
 }
+
+/** One round of a parallel split: its tasks, the checkpoint they started from, and the mean of their verified finals. */
+export type ShardRound = {round: number; taskIds: string[]; start?: Hex; mean?: Hex}
 
 /** A private job's mapping key, with the block it was derived from and the mapped data set it made. */
 export type JobMappingKey = MappingKey & {blockNumber: bigint; blockHash: Hex; data: Hex}
