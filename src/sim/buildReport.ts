@@ -8,6 +8,7 @@ import {conservationSection, type ConservationReport} from './report/sections/co
 import {disputesSection, type DisputeReport} from './report/sections/disputes.js'
 import {failuresSection} from './report/sections/failures.js'
 import {jackpotSection, type JackpotReport} from './report/sections/jackpot.js'
+import {jobsSection, type JobReport} from './report/sections/jobs.js'
 import {slashesSection, type SlashReport} from './report/sections/slashes.js'
 import {tasksSection, type TaskReport} from './report/sections/tasks.js'
 import {readRunHistory} from './report/readRunHistory.js'
@@ -17,6 +18,7 @@ export type {AccountReport} from './report/sections/accounts.js'
 export type {ConservationReport} from './report/sections/conservation.js'
 export type {DisputeReport} from './report/sections/disputes.js'
 export type {JackpotReport} from './report/sections/jackpot.js'
+export type {JobReport} from './report/sections/jobs.js'
 export type {SlashReport} from './report/sections/slashes.js'
 export type {TaskReport} from './report/sections/tasks.js'
 
@@ -26,6 +28,8 @@ export type DevnetReport = {
   seed?: number | undefined
   ok: boolean
   tasks: TaskReport[]
+  /** Each scenario job as its submitter told it, with its wall time and any speed-up (absent in reports written before it existed). */
+  jobs?: JobReport[]
   accounts: AccountReport[]
   disputes: DisputeReport[]
   slashes: SlashReport[]
@@ -90,6 +94,7 @@ export async function buildReport(options: BuildReportOptions): Promise<DevnetRe
     seed: scenario.seed,
     ok: failures.length === 0,
     tasks,
+    jobs: jobsSection(ctx),
     accounts: accountsSection(ctx),
     disputes,
     slashes: slashesSection(ctx),

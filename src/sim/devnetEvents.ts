@@ -17,6 +17,8 @@ export type Dropout = {actor: string; taskId: string; step: number}
 /** How one job's submitter ended, and the JSON result it printed. */
 export type SubmissionOutcome = {
   job: string
+  /** Its place in the scenario's `jobs` (absent in outcomes recorded before it was kept). */
+  index?: number
   submitter: string
   exit: ActorExit
   result: Record<string, unknown> | undefined

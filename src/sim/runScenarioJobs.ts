@@ -80,13 +80,13 @@ async function runQueue(context: ScenarioJobsContext, account: DevnetAccount, jo
     const name = `submitter-${submitterNumber}${jobs.length > 1 ? `-job-${jobNumber + 1}` : ''}`
     if (plan.kind === 'finished') {
       const {finished} = plan
-      results.push({job: finished.jobPath, submitter: finished.submitter, exit: finished.exit, result: finished.result})
+      results.push({job: finished.jobPath, index: queued.index, submitter: finished.submitter, exit: finished.exit, result: finished.result})
       context.emit({type: 'phase', message: `${name}: finished in an earlier run (tasks ${finished.taskIds.join(', ') || 'none'})`})
       continue
     }
     if (plan.kind === 'submit') await sleep(queued.job.at * 1000 - (performance.now() - started), context.stopping)
     if (context.stopping.aborted) break
-    const outcome = await runJob(context, account, name, queued.job, plan)
+    const outcome = {...(await runJob(context, account, name, queued.job, plan)), index: queued.index}
     results.push(outcome)
     // A submitter the stop cut short is not finished: a resume follows its tasks instead.
     if (!outcome.stoppedByDevnet && context.jobFinished && context.connection) {

@@ -104,6 +104,7 @@ describe('scenarios', () => {
     assert.match(await loadError('name: x\njobs: []\n'), /^jobs: /)
     assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nuntilSetled: true\n'), /untilSetled/)
     assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nprotocol: {samples: 0}\n'), /^protocol\.samples: /)
+    assert.equal(await loadError('name: x\njobs: [{file: a.yaml}, {file: b.yaml, compareWith: 1}]\n'), 'jobs[1].compareWith: expected the index of an earlier job (below 1), got 1')
     assert.match(await loadError('name: [x\n'), /malformed YAML/)
   })
 

@@ -123,9 +123,21 @@ export const scenarioSchema = z.strictObject({
         at: z.number().min(0).max(86_400).default(0).describe('seconds after the actors start before it is submitted; a submitter posts its jobs one after another'),
         /** Submit this many copies of the job at once (one `gensyn submit --count N`). */
         count: z.number().int().min(1).max(20).default(1).describe('copies of the job submitted at once'),
+        /** An earlier job of this scenario whose wall time the report divides by this one's (a speed-up). */
+        compareWith: z
+          .number()
+          .int()
+          .min(0)
+          .optional()
+          .describe("index of an earlier job of this scenario: the report's Jobs section gives that job's wall time over this one's (the speed-up)"),
       }),
     )
     .min(1)
+    .superRefine((jobs, ctx) => {
+      for (const [index, job] of jobs.entries())
+        if (job.compareWith !== undefined && job.compareWith >= index)
+          ctx.addIssue({code: 'custom', message: `expected the index of an earlier job (below ${index}), got ${job.compareWith}`, path: [index, 'compareWith']})
+    })
     .describe('the jobs, and when each arrives'),
   chain: z
     .strictObject({

@@ -100,6 +100,27 @@ describe('gensyn submit: input validation', function () {
     assert.equal(BigInt(result.workUnits), 6n * BigInt(first!.workUnits))
   })
 
+  it('--dry-run of a parallel split: its rounds of shard tasks; posting one needs --wait, one copy and no --task-ids, each refused in one line before any chain', async () => {
+    const job = 'fixtures/scenarios/jobs/parallel-split.yaml'
+    const {stdout, error} = await runCommand(['submit', job, '--dry-run', '--json'], {root: repoRoot})
+    assert.equal(error, undefined)
+    const result = JSON.parse(stdout) as {tasks: {index: number; shard: number; tasks: number; steps: {start: number; end: number}}[]}
+    assert.deepEqual(
+      result.tasks.map((task) => [task.index, task.shard, task.tasks, task.steps.start]),
+      [0, 1].flatMap((round) => [0, 1, 2, 3].map((shard) => [round, shard, 2, round * 100])),
+    )
+    const refusals: [string[], string][] = [
+      [[], 'split.shards: a parallel split needs --wait (each round is posted once the one before has settled)'],
+      [['--wait', '--count', '2'], '--count: expected 1 for a parallel split (split.shards), got 2'],
+      [['--wait', '--task-ids', '4,5,6,7'], '--task-ids: a parallel split (split.shards) cannot be followed from its task ids yet; submit it again'],
+    ]
+    for (const [flags, message] of refusals) {
+      const run = await runCommand(['submit', job, ...flags, '--state-dir', '/nonexistent'], {root: repoRoot})
+      assert.equal(run.stderr.trim(), `Error: ${message}`, flags.join(' '))
+      assert.equal(run.error?.oclif?.exit, 2)
+    }
+  })
+
   it('--thresholds-from: refuses a malformed address before any chain, and a dry run, in one line each', async () => {
     const bad = await runGensyn(['submit', 'fixtures/jobs/smoke-mlp.yaml', '--thresholds-from', '0x1234', '--state-dir', '/nonexistent'])
     assert.equal(bad.exitCode, 2)

@@ -3,6 +3,7 @@ import {mkdtemp, readFile, readdir, rm} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
+import {averageCheckpoints, checkpointHash, decodeCheckpoint, encodeCheckpoint} from '../../src/ml/checkpoint/index.js'
 import {loadJobSpec} from '../../src/ml/spec/index.js'
 import {trainJob} from '../../src/ml/train/index.js'
 import type {DevnetReport} from '../../src/sim/buildReport.js'
@@ -94,6 +95,39 @@ describe('devnet market: split jobs, dropouts, a supply shock and an honest mark
     const job = await loadJobSpec('fixtures/scenarios/jobs/smoke-split.yaml')
     const unsplit = await trainJob({spec: {...job, split: undefined}, store: createLocalStore(path.join(stateDir, 'unsplit'))})
     assert.equal(third!.finalCheckpoint, unsplit.checkpoints.at(-1)?.hash)
+  })
+
+  it('a parallel split: 4 solvers train each round\'s shards, each round starts from the mean of the one before, the model is the last mean, and the report compares it with the sequential split', async () => {
+    const {report} = await runScenario('parallel-split')
+    assertEveryTaskSettledAndRefundedExactly(report)
+    assert.equal(report.tasks.length, 3 + 8)
+    const [sequential, parallel] = report.jobs ?? []
+    assert.ok(sequential && parallel, 'two jobs in the report')
+    assert.equal(sequential.tasks, 3)
+    assert.equal(parallel.tasks, 8)
+    assert.equal(parallel.shards, 4)
+    for (const job of [sequential, parallel]) assert.ok((job.testAccuracy ?? 0) >= 0.85, `job ${job.index}: test accuracy ${job.testAccuracy}`)
+
+    // Anyone can recompute each round's mean from its verified finals; the next round starts there.
+    const store = createLocalStore(path.join(stateDir, 'store'))
+    const rounds = parallel.rounds ?? []
+    assert.equal(rounds.length, 2)
+    for (const [r, round] of rounds.entries()) {
+      const finals = round.taskIds.map((id) => report.tasks.find((task) => task.id === id)?.finalCheckpoint)
+      assert.equal(new Set(finals).size, 4, `round ${r}: four different shard finals`)
+      const mean = averageCheckpoints(await Promise.all(finals.map(async (hash) => decodeCheckpoint(await store.get(hash!)))))
+      assert.equal(round.mean, checkpointHash(encodeCheckpoint(mean)), `round ${r}: the mean of its finals`)
+      if (r > 0) assert.equal(round.start, rounds[r - 1]!.mean)
+      const parents = round.taskIds.map((id) => report.tasks.find((task) => task.id === id)?.parentId)
+      assert.deepEqual(parents, ['0', '0', '0', '0'], 'shard tasks name no parent: their spec names the start')
+    }
+    assert.equal(parallel.finalCheckpoint, rounds[1]!.mean)
+    // More than one solver trained a round at once (the scenario has four).
+    const solvers = new Set(rounds[0]!.taskIds.map((id) => report.tasks.find((task) => task.id === id)?.solver))
+    assert.ok(solvers.size >= 2, `round 1 trained by ${solvers.size} solver(s)`)
+    assert.equal(parallel.speedup?.over, 0)
+    assert.equal(parallel.speedup?.ratio, sequential.wallSeconds! / parallel.wallSeconds!)
+    assert.match(await readFile(path.join(stateDir, 'report.md'), 'utf8'), /\| 1 \| jobs\/parallel-split\.yaml \| 8 \(2 rounds x 4 shards\) \| accepted \| 0\.\d{4} \| [\d.]+ \| [\d.]+x over job 0 \|/)
   })
 
   it('a supply shock: cheap solvers leave, the price climbs until reserve solvers join, every task is served and refunded exactly, and the report charts the price', async () => {

@@ -69,6 +69,7 @@ export function renderMarkdown(report: DevnetReport, options: RenderMarkdownOpti
       ]),
     ),
     '',
+    ...jobsTable(report),
     '## Task timeline',
     '',
     chart('timeline.svg'),
@@ -232,6 +233,22 @@ function seenTaskLines(report: DevnetReport): string[] {
 }
 
 /** A markdown table; cells are escaped so a `|` in a name cannot break it. */
+/** The Jobs section: one row per scenario job, its wall time and any speed-up over the job it is compared with. */
+function jobsTable(report: DevnetReport): string[] {
+  if (!report.jobs?.length) return []
+  const fixed = (value: number | null, digits: number) => (value === null ? '-' : value.toFixed(digits))
+  const rows = report.jobs.map((job) => [
+    String(job.index),
+    escapeText(job.file),
+    job.rounds === undefined ? String(job.tasks) : `${job.tasks} (${job.rounds.length} rounds x ${job.shards} shards)`,
+    job.verdict ?? '-',
+    fixed(job.testAccuracy, 4),
+    fixed(job.wallSeconds, 1),
+    job.speedup ? `${fixed(job.speedup.ratio, 2)}x over job ${job.speedup.over}` : '-',
+  ])
+  return ['## Jobs', '', table(['job', 'file', 'tasks', 'verdict', 'test acc', 'wall s', 'speed-up'], rows), '']
+}
+
 function table(header: readonly string[], rows: readonly (readonly string[])[]): string {
   if (rows.length === 0) return '(none)'
   const line = (cells: readonly string[]) => `| ${cells.map(escapeText).join(' | ')} |`
