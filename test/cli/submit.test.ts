@@ -107,7 +107,7 @@ describe('gensyn submit: input validation', function () {
     const result = JSON.parse(stdout) as {tasks: {index: number; shard: number; tasks: number; steps: {start: number; end: number}}[]}
     assert.deepEqual(
       result.tasks.map((task) => [task.index, task.shard, task.tasks, task.steps.start]),
-      [0, 1].flatMap((round) => [0, 1, 2, 3].map((shard) => [round, shard, 2, round * 100])),
+      [0, 1].flatMap((round) => [0, 1, 2, 3].map((shard) => [round, shard, 2, round * 50])),
     )
     const refusals: [string[], string][] = [
       [[], 'split.shards: a parallel split needs --wait (each round is posted once the one before has settled)'],
