@@ -73,10 +73,12 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   return {...result, wallSeconds: (performance.now() - began) / 1000}
 }
 
-/** A parallel split posts each round once the one before has settled: the submitter must stay, and post it all. */
+/** A parallel split posts each round once the one before has settled: the submitter must stay, and post it all (a restarted one adopts what it had posted). */
 function checkShardedOptions(spec: JobSpec, options: SubmitJobOptions): void {
   if (spec.privacy) throw new InvalidInputError('privacy: expected no privacy mapping in a parallel split (split.shards): not supported yet', {docsPath: 'privacy.md'})
   if (!options.wait) throw new InvalidInputError('split.shards: a parallel split needs --wait (each round is posted once the one before has settled)', {docsPath: 'market.md'})
   if ((options.count ?? 1) !== 1) throw new InvalidInputError(`--count: expected 1 for a parallel split (split.shards), got ${options.count}`)
-  if (options.taskIds) throw new InvalidInputError('--task-ids: a parallel split (split.shards) cannot be followed from its task ids yet; submit it again')
+  const {tasks: rounds = 1, shards = 1} = spec.split ?? {}
+  if (options.taskIds && options.taskIds.length > rounds * shards)
+    throw new InvalidInputError(`--task-ids: expected at most ${rounds * shards} task ids (${rounds} rounds x ${shards} shards of the job), got ${options.taskIds.length}`)
 }

@@ -119,7 +119,11 @@ async function runJob(context: ScenarioJobsContext, account: DevnetAccount, name
   // monkey comes back following what it had posted, so no job is submitted twice.
   const handle = context.supervise(() => start(follow), {
     shouldRestart: (exit) => exit.exitCode !== 0 && exit.error === undefined,
-    restart: async () => start(await followAfterCrash(context, account, postedBefore, follow)),
+    restart: async () => {
+      const args = await followAfterCrash(context, account, postedBefore, follow)
+      if (args.length > 0) context.emit({type: 'phase', message: `${name}: restarted, following tasks ${args[1]} it had posted`})
+      return start(args)
+    },
   })
   const what = `${job.count > 1 ? `${job.count} copies of ` : ''}${path.relative(process.cwd(), job.path)}`
   context.emit({type: 'phase', message: plan.kind === 'follow' ? `${name}: following tasks ${plan.taskIds.join(', ')} of ${what}, submitted before the stop` : `${name}: submitting ${what}`})

@@ -100,7 +100,7 @@ describe('gensyn submit: input validation', function () {
     assert.equal(BigInt(result.workUnits), 6n * BigInt(first!.workUnits))
   })
 
-  it('--dry-run of a parallel split: its rounds of shard tasks; posting one needs --wait, one copy and no --task-ids, each refused in one line before any chain', async () => {
+  it('--dry-run of a parallel split: its rounds of shard tasks; posting one needs --wait, one copy and at most its task count of --task-ids, each refused in one line before any chain', async () => {
     const job = 'fixtures/scenarios/jobs/parallel-split.yaml'
     const {stdout, error} = await runCommand(['submit', job, '--dry-run', '--json'], {root: repoRoot})
     assert.equal(error, undefined)
@@ -112,7 +112,7 @@ describe('gensyn submit: input validation', function () {
     const refusals: [string[], string][] = [
       [[], 'split.shards: a parallel split needs --wait (each round is posted once the one before has settled)'],
       [['--wait', '--count', '2'], '--count: expected 1 for a parallel split (split.shards), got 2'],
-      [['--wait', '--task-ids', '4,5,6,7'], '--task-ids: a parallel split (split.shards) cannot be followed from its task ids yet; submit it again'],
+      [['--wait', '--task-ids', '1,2,3,4,5,6,7,8,9'], '--task-ids: expected at most 8 task ids (2 rounds x 4 shards of the job), got 9'],
     ]
     for (const [flags, message] of refusals) {
       const run = await runCommand(['submit', job, ...flags, '--state-dir', '/nonexistent'], {root: repoRoot})

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import {mkdtemp, readFile, readdir, rm} from 'node:fs/promises'
+import {mkdtemp, readFile, readdir, rm, writeFile} from 'node:fs/promises'
 import {tmpdir} from 'node:os'
 import path from 'node:path'
 
@@ -128,6 +128,39 @@ describe('devnet market: split jobs, dropouts, a supply shock and an honest mark
     assert.equal(parallel.speedup?.over, 0)
     assert.equal(parallel.speedup?.ratio, sequential.wallSeconds! / parallel.wallSeconds!)
     assert.match(await readFile(path.join(stateDir, 'report.md'), 'utf8'), /\| 1 \| jobs\/parallel-split\.yaml \| 8 \(2 rounds x 4 shards\) \| accepted \| 0\.\d{4} \| [\d.]+ \| [\d.]+x over job 0 \|/)
+  })
+
+  it('a parallel split whose submitter is SIGKILLed mid-job: restarted with the tasks it had posted, it adopts them and goes on, and posts nothing twice', async () => {
+    const scenario = path.join(stateDir, 'parallel-chaos.yaml')
+    await writeFile(
+      scenario,
+      [
+        'name: parallel-chaos',
+        'description: the parallel split, its submitter killed once while it waits',
+        'backend: wasm',
+        'actors: {submitters: 1, solvers: 4, verifiers: 2}',
+        `jobs: [{file: ${JSON.stringify(path.resolve('fixtures/scenarios/jobs/parallel-split.yaml'))}}]`,
+        'chain: {blockTime: 0.25, challengeWindow: 2}',
+        'protocol: {forcedErrorBps: 0, revealWindow: 1}',
+        'chaos: {kills: 1, roles: [submitter], minGapSeconds: 14, maxGapSeconds: 14}',
+        'expect: {verdict: accepted, minTestAccuracy: 0.85}',
+        'timeoutSeconds: 300',
+      ].join('\n'),
+    )
+    const run = await runGensyn(['devnet', 'up', '--scenario', scenario, '--until-settled', '--state-dir', stateDir])
+    const report = JSON.parse(await readFile(path.join(stateDir, 'report.json'), 'utf8')) as DevnetReport
+    assert.equal(report.ok, true, `${report.failures.join('; ')}\n${String(run.stderr).slice(-2000)}`)
+    assert.deepEqual(report.crashes?.map((crash) => [crash.role, crash.cause, crash.restartedAfterMs !== null]), [['submitter', 'chaos', true]])
+    assertEveryTaskSettledAndRefundedExactly(report)
+    assert.equal(report.tasks.length, 8, 'the restarted submitter posted no task twice')
+    // Killed while it waited on round 1 or 2: it came back with at least round 1's four tasks to adopt.
+    const followed = /submitter-1: restarted, following tasks ([\d,]+) it had posted/.exec(String(run.stdout))
+    assert.ok(followed, String(run.stdout).slice(-3000))
+    assert.ok(followed[1]!.split(',').length >= 4, followed[1])
+    const [job] = report.jobs ?? []
+    assert.deepEqual(job?.rounds?.map((round) => round.taskIds.length), [4, 4])
+    assert.equal(job?.finalCheckpoint, job?.rounds?.[1]?.mean)
+    assert.ok((job?.testAccuracy ?? 0) >= 0.85, `test accuracy ${job?.testAccuracy}`)
   })
 
   it('a supply shock: cheap solvers leave, the price climbs until reserve solvers join, every task is served and refunded exactly, and the report charts the price', async () => {

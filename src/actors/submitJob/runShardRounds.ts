@@ -7,6 +7,7 @@ import type {SignedConnection} from '../../protocol/connect.js'
 import {submitTask} from '../../protocol/submitTask.js'
 import type {Task} from '../../protocol/types.js'
 import {BaseError} from '../../errors/base.js'
+import {adoptTasks} from '../adoptTasks.js'
 import {followToSettlement} from './followToSettlement.js'
 import {submittedTask} from './submittedTask.js'
 import type {ShardRound, SubmitJobOptions, SubmittedTask} from './types.js'
@@ -26,19 +27,23 @@ export type ShardRoundsResult = {
  * (one per shard of the training data, all from the same start), follow them to settlement, and average their
  * verified final checkpoints into the next round's start, which goes to the store and into the next round's
  * specs (`split.start`). The last round's mean is the delivered model. A round with a task that did not settle
- * accepted over its whole range ends the job there: no later round is posted, nothing more is escrowed.
+ * accepted over its whole range ends the job there: no later round is posted, nothing more is escrowed. Given
+ * `taskIds` (a stopped submitter's, or a resumed devnet's), it walks the same rounds adopting those tasks in order,
+ * so the job goes on where it stopped and nothing is posted twice.
  */
 export async function runShardRounds(
   connection: SignedConnection,
   spec: JobSpec,
-  options: Pick<SubmitJobOptions, 'signal' | 'onSubmitted' | 'onStatus' | 'onSettle' | 'onExpired'>,
+  options: Pick<SubmitJobOptions, 'signal' | 'onSubmitted' | 'onStatus' | 'onSettle' | 'onExpired' | 'taskIds'>,
 ): Promise<ShardRoundsResult> {
   const result: ShardRoundsResult = {tasks: [], finals: [], paid: 0n, refunded: 0n, rounds: []}
   const rounds = spec.split?.tasks ?? 1
+  // A stopped submitter's tasks, in the order it posted them: each round adopts the next ones before posting more.
+  const adoptable = [...(options.taskIds ?? [])]
   let start: Hex | undefined
   for (let round = 0; round < rounds && !options.signal?.aborted; round++) {
-    const fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
-    const posted = await postRound(connection, roundTaskSpecs(spec, round, start), rounds, options)
+    const now = await connection.publicClient.getBlockNumber({cacheTime: 0})
+    const {tasks: posted, fromBlock} = await postRound(connection, roundTaskSpecs(spec, round, start), rounds, adoptable, now, options)
     const followed = await followToSettlement(connection, posted, fromBlock, options)
     result.tasks.push(...posted)
     result.finals.push(...followed.finals)
@@ -55,21 +60,35 @@ export async function runShardRounds(
   return result
 }
 
-/** Posts one round's tasks (no parent: each names its start in its spec) and tells each as it lands. */
+/**
+ * Posts one round's tasks (no parent: each names its start in its spec) and tells each as it lands. A shard the
+ * stopped submitter had posted already (the next of `adoptable`) is adopted instead: checked to be this account's
+ * task with this shard's spec, then followed; `fromBlock` goes back to its submission for the ledgers.
+ */
 async function postRound(
   connection: SignedConnection,
   specs: readonly JobSpec[],
   rounds: number,
+  adoptable: bigint[],
+  now: bigint,
   options: Pick<SubmitJobOptions, 'onSubmitted'>,
-): Promise<SubmittedTask[]> {
+): Promise<{tasks: SubmittedTask[]; fromBlock: bigint}> {
   const tasks: SubmittedTask[] = []
+  let fromBlock = now
   for (const spec of specs) {
-    const submitted = await submitTask(connection, {spec, parentId: 0n})
-    const task = submittedTask(submitted, spec, {copy: 0, index: spec.split?.index ?? 0, tasks: rounds, shard: spec.split?.shard ?? 0})
+    const place = {copy: 0, index: spec.split?.index ?? 0, tasks: rounds, shard: spec.split?.shard ?? 0}
+    const adopt = adoptable.shift()
+    let task: SubmittedTask
+    if (adopt === undefined) task = submittedTask(await submitTask(connection, {spec, parentId: 0n}), spec, place)
+    else {
+      const adopted = await adoptTasks(connection, [spec], 1, [adopt])
+      task = {...adopted.tasks[0]!, ...place}
+      if (adopted.fromBlock < fromBlock) fromBlock = adopted.fromBlock
+    }
     tasks.push(task)
     options.onSubmitted?.(task)
   }
-  return tasks
+  return {tasks, fromBlock}
 }
 
 /** Settled, accepted, and trained over its whole range (a task that stopped early has no final at the round's end). */
