@@ -51,7 +51,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
     spec = {...spec, privacy: {mapping: mapped.mappingKey.mapping, data: mapped.mappingKey.data}}
     privacy = {...privacy!, ...(mapped.mappedBytes === undefined ? {} : {mappedBytes: mapped.mappedBytes}), data: mapped.mappingKey.data}
   }
-  const extras = {...(privacy ? {privacy} : {}), ...(inputs.dataset ? {dataset: inputs.dataset} : {}), ...(spec.verification.profiles?.length ? {profiles: spec.verification.profiles as Hex[]} : {})}
+  const extras = {...(inputs.dataset ? {dataset: inputs.dataset} : {}), ...(spec.verification.profiles?.length ? {profiles: spec.verification.profiles as Hex[]} : {})}
   if (spec.split?.shards !== undefined) {
     const rounds = await runShardRounds(connection, spec, options)
     const result: SubmitJobResult = {...summary, ...totals(rounds.tasks), tasks: rounds.tasks, ...extras}

@@ -100,7 +100,7 @@ export default class Submit extends BaseCommand {
       const raw = result.rawTestAccuracy === undefined ? '' : `; with its mapping on raw test data ${result.rawTestAccuracy.toFixed(4)}`
       const model = result.testAccuracy === undefined ? '' : `, test accuracy ${result.testAccuracy.toFixed(4)} (on ${result.evaluatedOn}, task ${result.taskId}${raw})`
       this.log(`paid ${formatEther(BigInt(result.paid ?? '0'))} ETH, refunded ${formatEther(BigInt(result.refunded ?? '0'))} ETH of ${formatEther(BigInt(result.escrow))} ETH escrowed${model}`)
-      const rounds = result.rounds?.length ? `${result.rounds.length} rounds of ${result.tasks.filter((task) => task.index === 0).length} parallel shards, ` : ''
+      const rounds = result.rounds?.length ? `${result.rounds.length} rounds of ${result.rounds[0]!.taskIds.length} parallel shards, ` : ''
       if (result.wallSeconds !== undefined) this.log(`${rounds}${result.wallSeconds.toFixed(1)} s from submission to the delivered model`)
     }
     return result

@@ -99,5 +99,13 @@ export function verdictOf(task: Pick<Task, 'status' | 'accepted'>): Verdict {
   return task.accepted ? 'accepted' : 'rejected'
 }
 
+/**
+ * Settled, accepted, and trained over its whole range: a task whose final checkpoint later work may start from
+ * (a split child, the next round of a parallel split). One that stopped early has no checkpoint at its range's end.
+ */
+export function settledWhole(task: Pick<Task, 'status' | 'accepted' | 'totalSteps' | 'maxSteps'>): boolean {
+  return task.status === 'Settled' && task.accepted && task.totalSteps === task.maxSteps
+}
+
 /** The block a read is taken at (default: the head): the reads' shared optional parameter. */
 export type BlockParameter = {blockNumber?: bigint | undefined}

@@ -42,8 +42,9 @@ export type SpawnActorOptions = {
 const runScript = path.join(packageRoot, 'bin', 'run.js')
 
 /**
- * V8's young generation capped at 2 MiB semi-spaces (Node 20's default lets it grow to 16): an actor's peak memory
- * falls by about 26 MiB at no measured cost in training time (docs/benchmarks.md, "Memory per actor process").
+ * V8's young generation capped at 2 MiB semi-spaces (Node 20's default lets it grow to 16): each actor's peak memory
+ * fell by 16-38 MiB in the memory bench, for a median of -1 to +4 % CPU in an offline solve under load
+ * (docs/benchmarks.md, "Memory per actor process").
  */
 export const actorNodeFlags = ['--max-semi-space-size=2'] as const
 

@@ -1,7 +1,7 @@
 import {BaseError} from '../../errors/base.js'
 import {estimateWork} from '../../ml/estimate/estimateWork.js'
 import {loadTaskSpec} from '../../protocol/loadTaskSpec.js'
-import type {Task} from '../../protocol/types.js'
+import {settledWhole, type Task} from '../../protocol/types.js'
 import type {ChainNow} from '../runRoleLoop.js'
 import {isLeaving} from './isLeaving.js'
 import type {SolverRun} from './types.js'
@@ -34,7 +34,7 @@ export async function pickTask(run: SolverRun, tasks: Task[], now: ChainNow, may
 /** A split task may be claimed once its parent settled with its whole range (docs/market.md, section 4). */
 function parentDone(task: Task, tasks: readonly Task[]): boolean {
   const parent = tasks.find((other) => other.id === task.parentId)
-  return parent !== undefined && parent.status === 'Settled' && parent.accepted && parent.totalSteps === parent.maxSteps
+  return parent !== undefined && settledWhole(parent)
 }
 
 /**

@@ -5,7 +5,7 @@ import {type JobSpec, roundTaskSpecs} from '../../ml/spec/index.js'
 import {finalCheckpointOf, type ProofManifest} from '../../pol/index.js'
 import type {SignedConnection} from '../../protocol/connect.js'
 import {submitTask} from '../../protocol/submitTask.js'
-import type {Task} from '../../protocol/types.js'
+import {settledWhole, type Task} from '../../protocol/types.js'
 import {BaseError} from '../../errors/base.js'
 import {adoptTasks} from '../adoptTasks.js'
 import {followToSettlement} from './followToSettlement.js'
@@ -51,7 +51,7 @@ export async function runShardRounds(
     result.refunded += followed.refunded
     const entry: ShardRound = {round, taskIds: posted.map((task) => task.taskId!), ...(start === undefined ? {} : {start})}
     result.rounds.push(entry)
-    if (!followed.finals.every(deliveredWhole)) break
+    if (!followed.finals.every(settledWhole)) break
     const mean = await meanOfFinals(connection, followed.finals)
     entry.mean = mean.hash
     start = mean.hash
@@ -89,11 +89,6 @@ async function postRound(
     options.onSubmitted?.(task)
   }
   return {tasks, fromBlock}
-}
-
-/** Settled, accepted, and trained over its whole range (a task that stopped early has no final at the round's end). */
-function deliveredWhole(task: Task): boolean {
-  return task.status === 'Settled' && task.accepted && task.totalSteps === task.maxSteps
 }
 
 /** The mean of the round's verified final checkpoints (each read through the manifest its root commits to), stored. */

@@ -1,7 +1,7 @@
 import {type BackendChoice, runtimeIdString, selectBackend} from '../../ml/backend/index.js'
 import {evaluateCheckpoint} from '../../ml/evaluate/index.js'
 import type {JobSpec} from '../../ml/spec/index.js'
-import {verdictOf} from '../../protocol/types.js'
+import {settledWhole, verdictOf} from '../../protocol/types.js'
 import type {ShardRoundsResult} from './runShardRounds.js'
 import type {SubmitJobResult} from './types.js'
 
@@ -11,8 +11,8 @@ import type {SubmitJobResult} from './types.js'
  * (the report reads a job's accuracy from its last round's tasks).
  */
 export async function summarizeShardRounds(result: SubmitJobResult, spec: JobSpec, rounds: ShardRoundsResult, backend: BackendChoice): Promise<void> {
-  const failed = rounds.finals.findIndex((task) => !(task.status === 'Settled' && task.accepted && task.totalSteps === task.maxSteps))
-  const decisive = rounds.finals.at(failed === -1 ? -1 : failed)
+  // the first task that did not deliver; findIndex's -1 (none) makes at() take the last
+  const decisive = rounds.finals.at(rounds.finals.findIndex((task) => !settledWhole(task)))
   result.rounds = rounds.rounds
   result.paid = rounds.paid.toString()
   result.refunded = rounds.refunded.toString()

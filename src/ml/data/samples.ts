@@ -67,24 +67,21 @@ export function shardSamples(samples: Samples, shard: number, shards: number): S
   const key = `${shard}/${shards}`
   const cached = shardCache.get(samples)?.get(key)
   if (cached) return cached
-  const picked = Int32Array.from({length: Math.max(0, Math.ceil((samples.count - shard) / shards))}, (_, i) => shard + i * shards)
-  const {featureSize} = samples
-  const features = new Float32Array(picked.length * featureSize)
-  for (const [row, i] of picked.entries()) features.set(samples.features.subarray(i * featureSize, (i + 1) * featureSize), row * featureSize)
-  let result: Samples
-  if (samples.task === 'classification') {
-    const {positions} = samples
-    const labels = new Int32Array(picked.length * positions)
-    for (const [row, i] of picked.entries()) labels.set(samples.labels.subarray(i * positions, (i + 1) * positions), row * positions)
-    result = {...samples, count: picked.length, features, labels}
-  } else {
-    const {outputs} = samples
-    const values = new Float32Array(picked.length * outputs)
-    for (const [row, i] of picked.entries()) values.set(samples.values.subarray(i * outputs, (i + 1) * outputs), row * outputs)
-    result = {...samples, count: picked.length, features, values}
-  }
+  const rows = Int32Array.from({length: Math.max(0, Math.ceil((samples.count - shard) / shards))}, (_, i) => shard + i * shards)
+  const features = pickRows(samples.features, samples.featureSize, rows)
+  const result: Samples =
+    samples.task === 'classification'
+      ? {...samples, count: rows.length, features, labels: pickRows(samples.labels, samples.positions, rows)}
+      : {...samples, count: rows.length, features, values: pickRows(samples.values, samples.outputs, rows)}
   const perSplit = shardCache.get(samples) ?? new Map<string, Samples>()
   perSplit.set(key, result)
   shardCache.set(samples, perSplit)
   return result
+}
+
+/** Rows `rows` of a row-major array of `width` values per row, copied in that order. */
+function pickRows<A extends Float32Array | Int32Array>(source: A, width: number, rows: Int32Array): A {
+  const out = new (source.constructor as new (length: number) => A)(rows.length * width)
+  for (const [row, i] of rows.entries()) out.set(source.subarray(i * width, (i + 1) * width), row * width)
+  return out
 }

@@ -48,7 +48,7 @@ export function jobsSection({submissions, scenario}: Pick<ReportContext, 'submis
 function jobReport(index: number, file: string, submitter: string, result: Record<string, unknown> | undefined): JobReport {
   const tasks = submittedTasks(result)
   const rounds = Array.isArray(result?.rounds) ? (result.rounds as JobRound[]) : undefined
-  const shards = rounds === undefined ? undefined : tasks.filter((task) => task.index === 0).length
+  const shards = rounds?.[0]?.taskIds.length
   return {
     index,
     file,
