@@ -13,6 +13,7 @@ import {slashesSection, type SlashReport} from './report/sections/slashes.js'
 import {tasksSection, type TaskReport} from './report/sections/tasks.js'
 import {readRunHistory} from './report/readRunHistory.js'
 import type {RunHistory} from './report/types.js'
+import type {CrowdReport} from './crowd/types.js'
 
 export type {AccountReport} from './report/sections/accounts.js'
 export type {ConservationReport} from './report/sections/conservation.js'
@@ -47,6 +48,8 @@ export type DevnetReport = {
   history?: RunHistory
   /** Every actor process that died and what the supervisor did: restarted it after a delay, or gave up. */
   crashes?: CrashReport[]
+  /** A crowd scenario's figures: lifecycles per minute, memory per actor, cheats caught (docs/scenarios.md, "Crowds"). */
+  crowd?: CrowdReport
   /** Set when the run ended early (Ctrl-C, a crash, the chain dying): why, and what the report could read. */
   partial?: PartialRun
 }

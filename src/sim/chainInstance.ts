@@ -78,7 +78,9 @@ export async function deployOrResume(run: DevnetRun, {publicClient, walletClient
     return saved.contracts
   }
   run.emit({type: 'phase', message: `anvil on ${anvil.rpcUrl}; deploying contracts`})
-  if (scenario.seed !== undefined) await fundSeededAccounts(publicClient, accounts, scenario.chain.accountBalance)
+  // A crowd's accounts are never anvil's genesis accounts: they are funded in every run.
+  const toFund = scenario.seed !== undefined ? accounts : (run.crowd?.accounts ?? [])
+  if (toFund.length > 0) await fundSeededAccounts(publicClient, toFund, scenario.chain.accountBalance)
   const deployed = await deployContracts({publicClient, walletClient, params: deployParamsOf(scenario, accounts[0]!.address)})
   run.deployBlock = deployed.deployBlock
   const contracts = {registry: deployed.registry, market: deployed.market, thresholds: deployed.thresholds, config: deployed.config, game: deployed.game, book: deployed.book}

@@ -14,6 +14,9 @@ import {postScenarioProfiles} from './postScenarioProfiles.js'
 import {type ActorHandle, spawnActor} from './spawnActor.js'
 import type {DevnetEvent, Dropout, SubmissionOutcome} from './devnetEvents.js'
 import {runScenarioJobs} from './runScenarioJobs.js'
+import {crowdMembers} from './crowd/crowdMembers.js'
+import {runCrowd} from './crowd/runCrowd.js'
+import {crowdReport} from './crowd/crowdReport.js'
 import type {ActorCrash} from './superviseActor.js'
 import type {ChaosKill} from './chaosMonkey.js'
 import {crashReport} from './report/crashReport.js'
@@ -119,11 +122,14 @@ export function createDevnet(options: DevnetOptions): Devnet {
 function newDevnetRun(options: DevnetOptions): DevnetRun {
   const {scenario} = options
   const statePaths = options.state === undefined ? undefined : devnetStatePaths(options.state)
-  const accounts = scenarioAccounts(scenario.actors, scenario.seed)
+  const own = scenarioAccounts(scenario.actors, scenario.seed)
+  const crowd = scenario.crowd && crowdMembers(scenario.crowd, scenario.seed ?? 0, own.length)
+  const accounts = [...own, ...(crowd?.accounts ?? [])]
   // The devnet handles Ctrl-C itself: actors stop first, the report reads the chain, and only then anvil stops.
   const anvil = createAnvil({
     port: options.port,
-    accounts: accounts.length,
+    // A crowd's accounts are funded with anvil_setBalance: hundreds of genesis accounts would slow anvil's start.
+    accounts: own.length,
     balance: scenario.chain.accountBalance,
     handleSignals: false,
     state: statePaths?.chain,
@@ -136,7 +142,9 @@ function newDevnetRun(options: DevnetOptions): DevnetRun {
     backend: options.backend ?? scenario.backend,
     paths: devnetPaths(options.stateDir, options.runLogDir, statePaths),
     accounts,
-    roster: actorRoster(scenario, accounts),
+    roster: actorRoster(scenario, own),
+    crowd,
+    crowdOutcome: undefined,
     anvil,
     emit: options.onEvent ?? (() => {}),
     actors: [],
@@ -178,11 +186,19 @@ async function startDevnet(run: DevnetRun): Promise<void> {
   run.ready = true
   await recordProcesses(run)
   const own = live.filter((entry) => entry.backend !== undefined && entry.backend !== backend).map((entry) => `${entry.name} on ${entry.backend}`)
-  emit({type: 'phase', message: `spawned ${live.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend}${own.length ? `; ${own.join(', ')}` : ''})`})
+  if (live.length > 0) emit({type: 'phase', message: `spawned ${live.map((entry) => (entry.strategy === 'honest' ? entry.name : `${entry.name} (${entry.strategy})`)).join(', ')} (backend ${backend}${own.length ? `; ${own.join(', ')}` : ''})`})
+}
+
+/** The scenario's jobs and, beside them, its crowd: resolves once both are done. */
+async function runJobs(run: DevnetRun): Promise<SubmissionOutcome[]> {
+  const {crowd} = run.scenario
+  const [submissions, crowdOutcome] = await Promise.all([runScenarioSubmitters(run), crowd && run.crowd ? runCrowd(run, crowd, run.crowd) : undefined])
+  run.crowdOutcome = crowdOutcome
+  return submissions
 }
 
 /** One submitter process per job (each submitter's jobs in order), supervised like the other actors. */
-function runJobs(run: DevnetRun): Promise<SubmissionOutcome[]> {
+function runScenarioSubmitters(run: DevnetRun): Promise<SubmissionOutcome[]> {
   const {statePaths, logDirs, actorStateDir} = run.paths
   return runScenarioJobs({
     scenario: run.scenario,
@@ -206,8 +222,13 @@ async function reportOf(run: DevnetRun, submissions: SubmissionOutcome[]): Promi
   const {connection, before} = run
   if (!connection || !before) throw new BaseError('devnet: report() before start()')
   const marketSamples = [...(run.saved?.marketSamples ?? []), ...(run.sampler?.samples ?? [])]
-  const report = await buildReport({connection, accounts: run.accounts, roster: run.roster, before, deployBlock: run.deployBlock, submissions, scenario: run.scenario, actors: run.actors, dropouts: run.dropouts, marketSamples})
-  return {...report, crashes: run.crashes.map(crashReport)}
+  const roster = [...run.roster, ...(run.crowd?.roster ?? [])]
+  const report = await buildReport({connection, accounts: run.accounts, roster, before, deployBlock: run.deployBlock, submissions, scenario: run.scenario, actors: run.actors, dropouts: run.dropouts, marketSamples})
+  const {crowd} = run.scenario
+  if (!crowd || !run.crowd) return {...report, crashes: run.crashes.map(crashReport)}
+  const figures = crowdReport({report, crowd, members: run.crowd, outcome: run.crowdOutcome})
+  const failures = [...report.failures, ...figures.failures]
+  return {...report, ok: failures.length === 0, failures, crowd: figures, crashes: run.crashes.map(crashReport)}
 }
 
 /** Stops every actor, then anvil. Safe to call twice, and after a failed start. */

@@ -14,6 +14,8 @@ import type {PausedDevnet} from './pauseDevnet.js'
 import type {MarketSampler} from './sampleMarket.js'
 import type {ResolvedScenario} from './scenario.js'
 import type {ActorCrash, SupervisedActor} from './superviseActor.js'
+import type {CrowdMembers} from './crowd/crowdMembers.js'
+import type {CrowdOutcome} from './crowd/types.js'
 
 /** Where one devnet run keeps its files. */
 export type DevnetPaths = {
@@ -37,6 +39,10 @@ export type DevnetRun = {
   readonly paths: DevnetPaths
   readonly accounts: DevnetAccount[]
   readonly roster: RosterEntry[]
+  /** A crowd scenario's members (their accounts are in `accounts` too); undefined without a crowd. */
+  readonly crowd: CrowdMembers | undefined
+  /** How the crowd's processes ended, once they have. */
+  crowdOutcome: CrowdOutcome | undefined
   readonly anvil: Anvil
   readonly emit: (event: DevnetEvent) => void
   /** Every supervised actor process, submitters included, in the order they were started. */

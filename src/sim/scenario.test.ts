@@ -72,6 +72,8 @@ describe('scenarios', () => {
       {name: 'x', jobs: [{file: 'a.yaml'}], expect: {verdict: 'maybe'}},
       {name: 'x', jobs: [{file: 'a.yaml'}], chain: {blockTime: 0}},
       {name: 'x', jobs: [{file: 'a.yaml'}], typo: 1},
+      {name: 'x'},
+      {name: 'x', crowd: {processes: 0}},
     ]
     for (const scenario of bad) assert.equal(validate(scenario), false, JSON.stringify(scenario))
   })
@@ -101,7 +103,9 @@ describe('scenarios', () => {
   it('names the field and the expectation in one line', async () => {
     assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nprotocol: {taxBps: 20000}\n'), /^protocol\.taxBps: .*10000/)
     assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nactors: {solvers: [{strategy: bribe}]}\n'), /^actors\.solvers(\[0\]\.strategy)?: /)
-    assert.match(await loadError('name: x\njobs: []\n'), /^jobs: /)
+    assert.equal(await loadError('name: x\njobs: []\n'), 'jobs: expected at least one job (or a crowd)')
+    assert.equal(await loadError('name: x\ncrowd: {solvers: 2, cheaters: 2}\n'), 'crowd.solvers: expected at least one honest solver (solvers > cheaters)')
+    assert.equal(await loadError('name: x\ncrowd: {tasks: 0}\n'), 'crowd.tasks: Too small: expected number to be >=1')
     assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nuntilSetled: true\n'), /untilSetled/)
     assert.match(await loadError('name: x\njobs: [{file: a.yaml}]\nprotocol: {samples: 0}\n'), /^protocol\.samples: /)
     assert.equal(await loadError('name: x\njobs: [{file: a.yaml}, {file: b.yaml, compareWith: 1}]\n'), 'jobs[1].compareWith: expected the index of an earlier job (below 1), got 1')

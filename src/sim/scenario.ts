@@ -11,6 +11,7 @@ import {maxSeed, randomSeed} from '../random/randomSeed.js'
 import {resolveFixturePath} from '../ml/spec/resolveFixturePath.js'
 import {packageRoot} from '../util/packageRoot.js'
 import {backendChoices, backendNames, type BackendChoice, type BackendName} from '../ml/backend/runtimeId.js'
+import {crowdSchema} from './crowd/crowdSchema.js'
 
 /** The package root: fixtures referenced by the embedded default scenario live under it. */
 
@@ -132,13 +133,16 @@ export const scenarioSchema = z.strictObject({
           .describe("index of an earlier job of this scenario: the report's Jobs section gives that job's wall time over this one's (the speed-up)"),
       }),
     )
-    .min(1)
+    .default([])
     .superRefine((jobs, ctx) => {
       for (const [index, job] of jobs.entries())
         if (job.compareWith !== undefined && job.compareWith >= index)
           ctx.addIssue({code: 'custom', message: `expected the index of an earlier job (below ${index}), got ${job.compareWith}`, path: [index, 'compareWith']})
     })
-    .describe('the jobs, and when each arrives'),
+    .describe('the jobs, and when each arrives (at least one, unless the scenario has a crowd)'),
+  crowd: crowdSchema
+    .optional()
+    .describe('scale mode: hundreds of lightweight actors in a few processes, on synthetic work of declared cost (docs/scenarios.md, "Crowds")'),
   chain: z
     .strictObject({
       blockTime: z.number().min(0.05).max(60).default(1).describe('seconds between blocks; a fraction (0.25) mines several blocks a second'),
@@ -287,6 +291,7 @@ export async function loadScenario(argument: string): Promise<ResolvedScenario> 
     throw new InvalidInputError(`${file}${where}: malformed YAML: ${(error as Error).message.split('\n')[0]}`)
   }
   const parsed = scenarioSchema.safeParse(raw)
+  if (parsed.success && parsed.data.jobs.length === 0 && !parsed.data.crowd) throw new InvalidInputError(`${file}: jobs: expected at least one job (or a crowd)`)
   if (!parsed.success) {
     const [issue] = parsed.error.issues
     const field = issue?.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '')

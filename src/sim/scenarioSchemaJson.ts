@@ -13,6 +13,8 @@ export function scenarioSchemaJson(): string {
     $id: 'https://gensyn.local/schema/scenario.schema.json',
     title: 'gensyn devnet scenario',
     ...schema,
+    // The loader's rule that zod cannot carry into the schema: at least one job, unless the scenario has a crowd.
+    anyOf: [{required: ['crowd']}, {required: ['jobs'], properties: {jobs: {minItems: 1, description: 'at least one job, unless the scenario has a crowd'}}}],
   }
   return `${JSON.stringify(withId, null, 2)}\n`
 }

@@ -7,7 +7,8 @@ import {execa} from 'execa'
 import {packageRoot} from '../util/packageRoot.js'
 import type {ActorExit} from './actorExit.js'
 
-export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower'
+/** A role actor's, or `crowd` for a process hosting a share of a crowd scenario's actors (src/sim/crowd/). */
+export type ActorRole = 'submitter' | 'solver' | 'verifier' | 'whistleblower' | 'crowd'
 
 export type ActorHandle = {
   name: string

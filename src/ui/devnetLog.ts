@@ -1,3 +1,4 @@
+import type {CrowdReport} from '../sim/crowd/types.js'
 import {formatEther, formatUnits} from 'viem'
 
 import type {DevnetReport} from '../sim/buildReport.js'
@@ -173,7 +174,21 @@ export function renderReport(report: DevnetReport): string {
     : report.partial?.reason === STOPPED_BY_USER
       ? `scenario ${report.scenario}: stopped by you (Ctrl-C or q) before every job settled; the report is partial, its expectations not judged`
       : `scenario ${report.scenario} FAILED:\n  ${report.failures.join('\n  ')}`
-  return ['', tasks, '', ledger, '', accounts, '', disputes, ...slashes, jackpotLine, '', ...renderDetection(report), '', ...renderMarket(report), '', conservation, verdict].join('\n')
+  // A crowd's hundreds of tasks and accounts are in report.md; the terminal gets its figures instead.
+  const perTask = report.crowd ? renderCrowd(report.crowd) : [tasks, '', ledger, '', accounts, '', disputes, ...slashes]
+  return ['', ...perTask, jackpotLine, '', ...renderDetection(report), '', ...(report.crowd ? [] : [...renderMarket(report), '']), conservation, verdict].join('\n')
+}
+
+function renderCrowd(crowd: CrowdReport): string[] {
+  const {actors, tasks, lifecycles, memory, cheats} = crowd
+  return [
+    `crowd: ${actors.total} actors in ${crowd.processes} processes (${actors.solvers} solvers, ${actors.cheaters} cheating; ${actors.verifiers} verifiers, ${actors.lazyVerifiers} lazy; ${actors.whistleblowers} whistleblowers; ${actors.submitters} submitters)`,
+    `tasks: ${tasks.posted} posted, ${tasks.settled} settled (${tasks.accepted} accepted), ${tasks.expired} expired`,
+    `task lifecycles per minute: ${lifecycles.perMinute} (${lifecycles.settled} in ${lifecycles.seconds} s of chain time)`,
+    `memory per actor: ${memory.perActorMiB} MiB (process peaks ${memory.peakRssMiB.join(', ')} MiB)`,
+    `wrong proofs: ${cheats.proofs} committed, ${cheats.rejected} rejected by verifiers, ${cheats.caughtByWhistleblowers} caught by whistleblowers, ${cheats.paid} paid`,
+    '',
+  ]
 }
 
 /** The detection matrix and gas per phase (report.md charts them). */

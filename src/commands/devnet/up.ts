@@ -71,6 +71,7 @@ export default class DevnetUp extends BaseCommand {
     // A resumed run keeps the seed it was started with: its accounts derive from it.
     if (saved && flags.seed !== undefined && flags.seed !== saved.scenario.seed) throw new InvalidInputError(`--seed: ${state} was started with ${saved.scenario.seed === undefined ? 'no seed' : `seed ${saved.scenario.seed}`}: leave --seed out`)
     const scenario = withChaos(saved ? run.scenario : withSeed(run.scenario, flags.seed), flags.chaos, flags['chaos-seed'])
+    if (state && scenario.crowd) throw new InvalidInputError('--state: a crowd scenario cannot be kept and resumed (its actors keep nothing on disk): run it without --state or --resume')
     if (flags.detach) {
       const args = this.argv.filter((arg) => arg !== '--detach' && arg !== '--json')
       const detached = await detachDevnet({args, stateDir: flags['state-dir']})

@@ -69,6 +69,7 @@ export function renderMarkdown(report: DevnetReport, options: RenderMarkdownOpti
       ]),
     ),
     '',
+    ...crowdLines(report),
     ...jobsTable(report),
     '## Task timeline',
     '',
@@ -234,6 +235,30 @@ function seenTaskLines(report: DevnetReport): string[] {
 
 /** A markdown table; cells are escaped so a `|` in a name cannot break it. */
 /** The Jobs section: one row per scenario job, its wall time and any speed-up over the job it is compared with. */
+/** Scale mode's figures (docs/scenarios.md, "Crowds"). */
+function crowdLines(report: DevnetReport): string[] {
+  const {crowd} = report
+  if (!crowd) return []
+  const {actors, tasks, lifecycles, memory, cheats, stats} = crowd
+  return [
+    '## Crowd',
+    '',
+    table(
+      ['figure', 'value'],
+      [
+        ['actors', `${actors.total} in ${crowd.processes} processes: ${actors.submitters} submitters, ${actors.solvers} solvers (${actors.cheaters} cheating), ${actors.verifiers} verifiers (${actors.lazyVerifiers} lazy), ${actors.whistleblowers} whistleblowers`],
+        ['tasks', `${tasks.posted} posted, ${tasks.settled} settled (${tasks.accepted} accepted), ${tasks.expired} expired`],
+        ['task lifecycles per minute', `${lifecycles.perMinute} (${lifecycles.settled} settled in ${lifecycles.seconds} s of chain time)`],
+        ['memory per actor', `${memory.perActorMiB} MiB (process peaks ${memory.peakRssMiB.join(', ')} MiB)`],
+        ['wrong proofs', `${cheats.proofs} committed: ${cheats.rejected} rejected by verifiers, ${cheats.caughtByWhistleblowers} caught by whistleblowers, ${cheats.paid} paid`],
+        ['moves', `${stats.claims} claims (${stats.lostClaims} lost races), ${stats.verifications} verifications, ${stats.rechecks} re-checks, ${stats.challenges} challenges, ${stats.timeouts} games won by timeout, ${stats.errors} failed moves`],
+        ['wall time', `${crowd.wallSeconds} s`],
+      ],
+    ),
+    '',
+  ]
+}
+
 function jobsTable(report: DevnetReport): string[] {
   if (!report.jobs?.length) return []
   const fixed = (value: number | null, digits: number) => (value === null ? '-' : value.toFixed(digits))

@@ -77,7 +77,8 @@ function honestyFailures({scenario, nameOf, strategyOf, money}: ReportContext, t
       if (strategyOf(rejection.solver) === 'honest') failures.push(`task ${report.id}: honest solver ${nameOf(rejection.solver)} was rejected`)
     }
     const strategy = strategyOf(report.solver)
-    const mayPass = scenario.expect.paidCheaters.includes(nameOf(report.solver))
+    // A crowd measures how many cheats pass (the report's Crowd section): its cheaters' paid tasks are counted there.
+    const mayPass = scenario.expect.paidCheaters.includes(nameOf(report.solver)) || strategy === 'crowd-cheater'
     if (report.status === 'Settled' && report.verdict === 'accepted' && strategy !== undefined && strategy !== 'honest' && !mayPass) {
       failures.push(`task ${report.id}: the ${strategy} cheater ${nameOf(report.solver)} was paid (its faked segments were not sampled)`)
     }
