@@ -65,7 +65,15 @@ describe('runSolver in the market (real anvil, real SolverBook)', function () {
     const taskId = await submitted
     assert.ok(taskId !== undefined, `the solver never withdrew its offer: ${events.map((event) => event.type).join(', ')}`)
     const market = events.filter((event) => ['offer-listed', 'offer-withdrawn', 'claimed', 'committed'].includes(event.type)).map((event) => event.type)
-    assert.deepEqual(market, ['offer-listed', 'offer-withdrawn', 'offer-listed', 'claimed', 'committed'])
+    const claimedAt = market.indexOf('claimed')
+    assert.deepEqual(market.slice(0, claimedAt + 1), ['offer-listed', 'offer-withdrawn', 'offer-listed', 'claimed'], market.join(', '))
+    assert.equal(market.at(-1), 'committed', market.join(', '))
+    // The price steps every block while it trains: on a loaded machine training spans more blocks, and the price can
+    // cross its ask again (CI run 26 saw a withdrawal there). Only offer moves may come between claim and commit.
+    assert.ok(
+      market.slice(claimedAt + 1, -1).every((type) => type === 'offer-withdrawn' || type === 'offer-listed'),
+      market.join(', '),
+    )
     for (const event of events) {
       if (event.type === 'offer-listed') assert.ok(event.price >= ask, `listed at ${event.price}, below its ask ${ask}`)
       if (event.type === 'offer-withdrawn') assert.ok(event.price < ask && event.reason === 'price', `withdrew at ${event.price}`)

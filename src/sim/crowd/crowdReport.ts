@@ -1,12 +1,13 @@
 import type {DevnetReport} from '../buildReport.js'
 import {type CrowdOutcome, type CrowdReport, type CrowdStats, emptyStats} from './types.js'
-
-export type {CrowdReport} from './types.js'
 import type {CrowdMembers} from './crowdMembers.js'
 import type {Crowd} from './crowdSchema.js'
 
+export type {CrowdReport} from './types.js'
+
 export type CrowdReportOptions = {report: DevnetReport; crowd: Crowd; members: CrowdMembers; outcome: CrowdOutcome | undefined}
 
+/** The report's Crowd section: the crowd's tasks read from the report, its processes' summaries, its targets judged. */
 export function crowdReport({report, crowd, members, outcome}: CrowdReportOptions): CrowdReport {
   const submitters = new Set(members.members.filter((member) => member.role === 'submitter').map((member) => member.address.toLowerCase()))
   const cheaters = new Set(members.members.filter((member) => member.strategy === 'cheater').map((member) => member.name))

@@ -10,14 +10,14 @@ import {seededRandom} from '../../random/seededRandom.js'
 import {sleep} from '../../util/sleep.js'
 import {type CrowdAct, type CrowdContext, type CrowdMember, emptyStats} from './crowdContext.js'
 import type {CrowdProcessSummary, CrowdStats} from './types.js'
-
-export type {CrowdProcessSummary} from './types.js'
 import type {Crowd} from './crowdSchema.js'
 import {crowdSolver} from './roles/crowdSolver.js'
 import {crowdSubmitter} from './roles/crowdSubmitter.js'
 import {crowdVerifier} from './roles/crowdVerifier.js'
 import {crowdWhistleblower} from './roles/crowdWhistleblower.js'
 import {createTaskBoard, type TaskBoard} from './taskBoard.js'
+
+export type {CrowdProcessSummary} from './types.js'
 
 /** What one crowd process is given (written by the devnet as JSON, src/sim/crowd/runCrowd.ts). */
 export type CrowdProcessConfig = {
