@@ -191,8 +191,7 @@ async function startDevnet(run: DevnetRun): Promise<void> {
 
 /** The scenario's jobs and, beside them, its crowd: resolves once both are done. */
 async function runJobs(run: DevnetRun): Promise<SubmissionOutcome[]> {
-  const {crowd} = run.scenario
-  const [submissions, crowdOutcome] = await Promise.all([runScenarioSubmitters(run), crowd && run.crowd ? runCrowd(run, crowd, run.crowd) : undefined])
+  const [submissions, crowdOutcome] = await Promise.all([runScenarioSubmitters(run), run.crowd ? runCrowd(run, run.crowd) : undefined])
   run.crowdOutcome = crowdOutcome
   return submissions
 }
@@ -224,9 +223,8 @@ async function reportOf(run: DevnetRun, submissions: SubmissionOutcome[]): Promi
   const marketSamples = [...(run.saved?.marketSamples ?? []), ...(run.sampler?.samples ?? [])]
   const roster = [...run.roster, ...(run.crowd?.roster ?? [])]
   const report = await buildReport({connection, accounts: run.accounts, roster, before, deployBlock: run.deployBlock, submissions, scenario: run.scenario, actors: run.actors, dropouts: run.dropouts, marketSamples})
-  const {crowd} = run.scenario
-  if (!crowd || !run.crowd) return {...report, crashes: run.crashes.map(crashReport)}
-  const figures = crowdReport({report, crowd, members: run.crowd, outcome: run.crowdOutcome})
+  if (!run.crowd) return {...report, crashes: run.crashes.map(crashReport)}
+  const figures = crowdReport({report, members: run.crowd, outcome: run.crowdOutcome})
   const failures = [...report.failures, ...figures.failures]
   return {...report, ok: failures.length === 0, failures, crowd: figures, crashes: run.crashes.map(crashReport)}
 }

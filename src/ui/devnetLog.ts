@@ -1,3 +1,4 @@
+import {crowdFigures} from '../sim/crowd/crowdFigures.js'
 import type {CrowdReport} from '../sim/crowd/types.js'
 import {formatEther, formatUnits} from 'viem'
 
@@ -180,15 +181,7 @@ export function renderReport(report: DevnetReport): string {
 }
 
 function renderCrowd(crowd: CrowdReport): string[] {
-  const {actors, tasks, lifecycles, memory, cheats} = crowd
-  return [
-    `crowd: ${actors.total} actors in ${crowd.processes} processes (${actors.solvers} solvers, ${actors.cheaters} cheating; ${actors.verifiers} verifiers, ${actors.lazyVerifiers} lazy; ${actors.whistleblowers} whistleblowers; ${actors.submitters} submitters)`,
-    `tasks: ${tasks.posted} posted, ${tasks.settled} settled (${tasks.accepted} accepted), ${tasks.expired} expired`,
-    `task lifecycles per minute: ${lifecycles.perMinute} (${lifecycles.settled} in ${lifecycles.seconds} s of chain time)`,
-    `memory per actor: ${memory.perActorMiB} MiB (process peaks ${memory.peakRssMiB.join(', ')} MiB)`,
-    `wrong proofs: ${cheats.proofs} committed, ${cheats.rejected} rejected by verifiers, ${cheats.caughtByWhistleblowers} caught by whistleblowers, ${cheats.paid} paid`,
-    '',
-  ]
+  return [...crowdFigures(crowd).map(([figure, value]) => `${figure}: ${value}`), '']
 }
 
 /** The detection matrix and gas per phase (report.md charts them). */

@@ -3,15 +3,11 @@ import type {Crowd} from './crowdSchema.js'
 import type {BoardTask, TaskBoard} from './taskBoard.js'
 import type {CrowdMember, CrowdStats} from './types.js'
 
-export {type CrowdMember, type CrowdRole, type CrowdStats, type CrowdStrategy, emptyStats} from './types.js'
-
 /** What every member of one crowd process shares: the board, the crowd's settings, a seeded random source. */
 export type CrowdContext = {
   crowd: Crowd
   board: TaskBoard
   stats: CrowdStats
-  /** Segments a verifier (and a whistleblower) replays per task. */
-  samples: number
   random: () => number
   signal: AbortSignal
   /**

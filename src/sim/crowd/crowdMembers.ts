@@ -3,10 +3,12 @@ import {privateKeyToAddress} from 'viem/accounts'
 import {deriveSeed} from '../../random/deriveSeed.js'
 import type {RosterEntry} from '../actorRoster.js'
 import type {DevnetAccount} from '../devnetAccounts.js'
-import type {CrowdMember, CrowdRole, CrowdStrategy} from './crowdContext.js'
+import type {CrowdMember, CrowdRole, CrowdStrategy} from './types.js'
 import type {Crowd} from './crowdSchema.js'
 
 export type CrowdMembers = {
+  /** The settings they play by. */
+  crowd: Crowd
   members: CrowdMember[]
   /** Their devnet accounts, numbered after the scenario's own (the devnet funds them and checks their money). */
   accounts: DevnetAccount[]
@@ -27,7 +29,7 @@ export function crowdMembers(crowd: Crowd, seed: number, firstIndex: number): Cr
     ...Array.from({length: crowd.whistleblowers}, () => ({role: 'whistleblower' as const, strategy: 'honest' as const, kind: 'crowd-whistleblower'})),
   ]
   const numbers = new Map<string, number>()
-  const result: CrowdMembers = {members: [], accounts: [], roster: []}
+  const result: CrowdMembers = {crowd, members: [], accounts: [], roster: []}
   for (const [offset, {role, strategy, kind}] of plan.entries()) {
     const number = (numbers.get(kind) ?? 0) + 1
     numbers.set(kind, number)

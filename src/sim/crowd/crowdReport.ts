@@ -5,10 +5,11 @@ import type {Crowd} from './crowdSchema.js'
 
 export type {CrowdReport} from './types.js'
 
-export type CrowdReportOptions = {report: DevnetReport; crowd: Crowd; members: CrowdMembers; outcome: CrowdOutcome | undefined}
+export type CrowdReportOptions = {report: DevnetReport; members: CrowdMembers; outcome: CrowdOutcome | undefined}
 
 /** The report's Crowd section: the crowd's tasks read from the report, its processes' summaries, its targets judged. */
-export function crowdReport({report, crowd, members, outcome}: CrowdReportOptions): CrowdReport {
+export function crowdReport({report, members, outcome}: CrowdReportOptions): CrowdReport {
+  const {crowd} = members
   const submitters = new Set(members.members.filter((member) => member.role === 'submitter').map((member) => member.address.toLowerCase()))
   const cheaters = new Set(members.members.filter((member) => member.strategy === 'cheater').map((member) => member.name))
   const cheaterAddresses = new Set(members.members.filter((member) => member.strategy === 'cheater').map((member) => member.address.toLowerCase()))

@@ -4,12 +4,12 @@ import {privateKeyToAccount} from 'viem/accounts'
 import {retryingTransport} from '../../chain/retryingTransport.js'
 import {type Connection, type SignedConnection} from '../../protocol/connect.js'
 import {ensureRegistered} from '../../protocol/ensureRegistered.js'
-import {getMarketParams} from '../../protocol/getMarketParams.js'
+import {getMarketParams, type MarketParams} from '../../protocol/getMarketParams.js'
 import {setOffer} from '../../protocol/setOffer.js'
 import {seededRandom} from '../../random/seededRandom.js'
 import {sleep} from '../../util/sleep.js'
-import {type CrowdAct, type CrowdContext, type CrowdMember, emptyStats} from './crowdContext.js'
-import type {CrowdProcessSummary, CrowdStats} from './types.js'
+import type {CrowdAct, CrowdContext} from './crowdContext.js'
+import {type CrowdMember, type CrowdProcessSummary, type CrowdStats, emptyStats} from './types.js'
 import type {Crowd} from './crowdSchema.js'
 import {crowdSolver} from './roles/crowdSolver.js'
 import {crowdSubmitter} from './roles/crowdSubmitter.js'
@@ -57,7 +57,6 @@ export async function runCrowdProcess({connection, config, signal, onProgress}: 
     crowd,
     board,
     stats,
-    samples: crowd.samples,
     random: seededRandom(`${config.seed}:crowd-process-${config.index}`),
     signal,
     claiming: new Set(),
@@ -66,21 +65,23 @@ export async function runCrowdProcess({connection, config, signal, onProgress}: 
       while (board.head < block && !signal.aborted) await ticks.next()
     },
   }
-  const finished = () => {
+  // Whether every crowd task has settled or expired: judged once per board read, for every member.
+  let finished = false
+  const polling = pollBoard(board, ticks, config.pollMs, signal, () => {
     const tasks = [...board.tasks.values()].filter(context.isCrowdTask)
-    return tasks.length >= crowd.tasks && tasks.every((task) => task.status === 'Settled' || task.status === 'Expired')
-  }
-  const polling = pollBoard(board, ticks, config.pollMs, signal, finished, () => {
-    const tasks = [...board.tasks.values()].filter(context.isCrowdTask)
-    onProgress?.({settled: tasks.filter((task) => task.status === 'Settled' || task.status === 'Expired').length, posted: tasks.length, head: board.head, stats})
+    const settled = tasks.filter((task) => task.status === 'Settled' || task.status === 'Expired').length
+    finished = tasks.length >= crowd.tasks && settled === tasks.length
+    onProgress?.({settled, posted: tasks.length, head: board.head, stats})
+    return finished
   })
   const transport = retryingTransport(connection.rpcUrl)
   const signed = config.members.map((member) => ({member, connection: signedConnection(connection, transport, member.privateKey)}))
-  await Promise.all(signed.map(({member, connection}) => register(connection, member)))
+  const market = await getMarketParams(connection)
+  await Promise.all(signed.map(({member, connection}) => register(connection, member, market)))
   const open = crowd.openPerSubmitter ?? Math.ceil(crowd.solvers / config.submitters.length)
   const loops = signed.map(({member, connection}) => {
-    const factory = member.role === 'submitter' ? crowdSubmitter(config.quotas[member.name] ?? 0, open) : member.role === 'solver' ? crowdSolver : member.role === 'verifier' ? crowdVerifier : crowdWhistleblower
-    return runMember(factory(connection, member, context), context, ticks, finished)
+    const factory = member.role === 'submitter' ? crowdSubmitter(config.quotas[member.name] ?? 0, open, market) : member.role === 'solver' ? crowdSolver : member.role === 'verifier' ? crowdVerifier : crowdWhistleblower
+    return runMember(factory(connection, member, context), context, ticks, () => finished)
   })
   await Promise.all([...loops, polling])
   return {index: config.index, members: config.members.length, stats, peakRssMiB: process.resourceUsage().maxRSS / 1024, seconds: (performance.now() - started) / 1000}
@@ -100,10 +101,11 @@ async function runMember(act: CrowdAct, context: CrowdContext, ticks: Ticks, fin
   }
 }
 
-async function register(connection: SignedConnection, member: CrowdMember): Promise<void> {
+/** Stakes for its role; a solver also lists an offer at the price floor, so it takes any task the book prices. */
+async function register(connection: SignedConnection, member: CrowdMember, market: MarketParams): Promise<void> {
   if (member.role === 'submitter') return
   await ensureRegistered(connection, {role: member.role, tasks: member.role === 'whistleblower' ? 3 : 1})
-  if (member.role === 'solver') await setOffer(connection, {ask: (await getMarketParams(connection)).priceFloor, capacity: 1})
+  if (member.role === 'solver') await setOffer(connection, {ask: market.priceFloor, capacity: 1})
 }
 
 /** The shared connection with this member's key: one transport and public client for the whole process. */
@@ -133,15 +135,15 @@ function createTicks(): Ticks {
   }
 }
 
-/** Reads the board every `pollMs` and wakes the members, until the crowd is finished or the run stops. */
-async function pollBoard(board: TaskBoard, ticks: Ticks, pollMs: number, signal: AbortSignal, finished: () => boolean, onRead: () => void): Promise<void> {
-  while (!signal.aborted && !finished()) {
+/** Reads the board every `pollMs` and wakes the members, until `onRead` says the crowd is finished or the run stops. */
+async function pollBoard(board: TaskBoard, ticks: Ticks, pollMs: number, signal: AbortSignal, onRead: () => boolean): Promise<void> {
+  while (!signal.aborted) {
     try {
       await board.refresh()
-      onRead()
     } catch {
       // A read that failed (the node busy): the next one catches up from the same block.
     }
+    if (onRead()) break
     ticks.fire()
     await sleep(pollMs, signal).catch(() => {})
   }

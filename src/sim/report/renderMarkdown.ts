@@ -5,6 +5,7 @@ import {type ChartFile, reportCharts} from './charts/index.js'
 import {formatGas} from './charts/gasChart.js'
 import {disputeColumns, disputeRow, ledgerColumns, ledgerRow} from './tableRows.js'
 import {trainingColumns, trainingRow} from './trainingTableRows.js'
+import {crowdFigures} from '../crowd/crowdFigures.js'
 
 export type RenderMarkdownOptions = {
   /** Where the chart SVGs are, relative to report.md (default `charts`). */
@@ -20,10 +21,6 @@ export function renderMarkdown(report: DevnetReport, options: RenderMarkdownOpti
     const entry = reportCharts.find((candidate) => candidate.file === file)!
     return options.chart ? options.chart(file, entry.title) : `![${entry.title}](${charts}/${file})`
   }
-  const {conservation, jackpot} = report
-  const settled = report.tasks.filter((task) => task.status === 'Settled')
-  const count = (items: number, noun: string) => `${items} ${noun}${items === 1 ? '' : 's'}`
-  const totalGas = (report.history?.gas ?? []).reduce((sum, entry) => sum + BigInt(entry.gas), 0n)
   const lines = [
     `# Devnet report: ${report.scenario}`,
     '',
@@ -31,19 +28,7 @@ export function renderMarkdown(report: DevnetReport, options: RenderMarkdownOpti
     report.ok ? '**Result: every expectation held.**' : `**Result: FAILED** (${count(report.failures.length, 'failure')}).`,
     '',
     ...(report.partial ? [`**Partial report**: ${escapeText(report.partial.reason).replace(/\.?$/, '.')}${report.partial.chainRead ? '' : ' The chain could not be read: what follows is what the actors reported.'}`, ''] : []),
-    '## Summary',
-    '',
-    `- Tasks: ${report.tasks.length} (${settled.filter((task) => task.verdict === 'accepted').length} settled accepted, ${report.tasks.filter((task) => task.status === 'Expired').length} expired, ${report.tasks.filter((task) => !['Settled', 'Expired'].includes(task.status)).length} open); ${count(report.tasks.reduce((sum, task) => sum + task.rejections.length, 0), 'rejected proof')}, ${count(report.tasks.reduce((sum, task) => sum + task.timeouts, 0), 'training timeout')}.`,
-    `- Disputes: ${report.disputes.length === 0 ? 'none' : report.disputes.map((dispute) => `#${dispute.id} on task ${dispute.taskId} ${dispute.outcome} by ${dispute.reason}`).join('; ')}.`,
-    `- Slashes: ${report.slashes.length === 0 ? 'none' : report.slashes.map((slash) => `${slash.account} lost ${formatEther(BigInt(slash.amount))} ETH (task ${slash.taskId})`).join('; ')}.`,
-    `- Jackpot: ${formatEther(BigInt(jackpot.before))} -> ${formatEther(BigInt(jackpot.after))} ETH (funded ${formatEther(BigInt(jackpot.funded))}, tax ${formatEther(BigInt(jackpot.taxIn))}, paid ${formatEther(BigInt(jackpot.paidOut))}).`,
-    report.partial && !report.partial.chainRead
-      ? '- Money: not checked (the chain was gone).'
-      : conservation.ok
-      ? `- Money conserved to the wei: gas fees ${formatEther(BigInt(conservation.gasFees))} ETH, burned ${formatEther(BigInt(conservation.burned))} ETH.`
-      : `- **Money NOT conserved**: before ${conservation.totalBefore} wei, after ${conservation.totalAfter} + fees ${conservation.gasFees}.`,
-    ...(report.history ? [`- Gas: ${formatGas(totalGas)} over blocks ${report.history.fromBlock}-${report.history.toBlock}.`] : []),
-    '',
+    ...summaryLines(report),
     '## Expectations',
     '',
     ...(report.expectations ?? []).map((line) => `- ${line}`),
@@ -166,6 +151,33 @@ export function renderMarkdown(report: DevnetReport, options: RenderMarkdownOpti
   return lines.join('\n')
 }
 
+/** `3 tasks`, `1 task`. */
+function count(items: number, noun: string): string {
+  return `${items} ${noun}${items === 1 ? '' : 's'}`
+}
+
+/** The Summary section: tasks, disputes, slashes, the jackpot, the money check and the gas, a line each. */
+function summaryLines(report: DevnetReport): string[] {
+  const {conservation, jackpot} = report
+  const settled = report.tasks.filter((task) => task.status === 'Settled')
+  const totalGas = (report.history?.gas ?? []).reduce((sum, entry) => sum + BigInt(entry.gas), 0n)
+  return [
+    '## Summary',
+    '',
+    `- Tasks: ${report.tasks.length} (${settled.filter((task) => task.verdict === 'accepted').length} settled accepted, ${report.tasks.filter((task) => task.status === 'Expired').length} expired, ${report.tasks.filter((task) => !['Settled', 'Expired'].includes(task.status)).length} open); ${count(report.tasks.reduce((sum, task) => sum + task.rejections.length, 0), 'rejected proof')}, ${count(report.tasks.reduce((sum, task) => sum + task.timeouts, 0), 'training timeout')}.`,
+    `- Disputes: ${report.disputes.length === 0 ? 'none' : report.disputes.map((dispute) => `#${dispute.id} on task ${dispute.taskId} ${dispute.outcome} by ${dispute.reason}`).join('; ')}.`,
+    `- Slashes: ${report.slashes.length === 0 ? 'none' : report.slashes.map((slash) => `${slash.account} lost ${formatEther(BigInt(slash.amount))} ETH (task ${slash.taskId})`).join('; ')}.`,
+    `- Jackpot: ${formatEther(BigInt(jackpot.before))} -> ${formatEther(BigInt(jackpot.after))} ETH (funded ${formatEther(BigInt(jackpot.funded))}, tax ${formatEther(BigInt(jackpot.taxIn))}, paid ${formatEther(BigInt(jackpot.paidOut))}).`,
+    report.partial && !report.partial.chainRead
+      ? '- Money: not checked (the chain was gone).'
+      : conservation.ok
+      ? `- Money conserved to the wei: gas fees ${formatEther(BigInt(conservation.gasFees))} ETH, burned ${formatEther(BigInt(conservation.burned))} ETH.`
+      : `- **Money NOT conserved**: before ${conservation.totalBefore} wei, after ${conservation.totalAfter} + fees ${conservation.gasFees}.`,
+    ...(report.history ? [`- Gas: ${formatGas(totalGas)} over blocks ${report.history.fromBlock}-${report.history.toBlock}.`] : []),
+    '',
+  ]
+}
+
 /** The price over the run: the chart, its start, end and range (and a supply shock), and every solver's offer. */
 function priceLines(report: DevnetReport, chart: string): string[] {
   return [
@@ -237,26 +249,8 @@ function seenTaskLines(report: DevnetReport): string[] {
 /** The Jobs section: one row per scenario job, its wall time and any speed-up over the job it is compared with. */
 /** Scale mode's figures (docs/scenarios.md, "Crowds"). */
 function crowdLines(report: DevnetReport): string[] {
-  const {crowd} = report
-  if (!crowd) return []
-  const {actors, tasks, lifecycles, memory, cheats, stats} = crowd
-  return [
-    '## Crowd',
-    '',
-    table(
-      ['figure', 'value'],
-      [
-        ['actors', `${actors.total} in ${crowd.processes} processes: ${actors.submitters} submitters, ${actors.solvers} solvers (${actors.cheaters} cheating), ${actors.verifiers} verifiers (${actors.lazyVerifiers} lazy), ${actors.whistleblowers} whistleblowers`],
-        ['tasks', `${tasks.posted} posted, ${tasks.settled} settled (${tasks.accepted} accepted), ${tasks.expired} expired`],
-        ['task lifecycles per minute', `${lifecycles.perMinute} (${lifecycles.settled} settled in ${lifecycles.seconds} s of chain time)`],
-        ['memory per actor', `${memory.perActorMiB} MiB (process peaks ${memory.peakRssMiB.join(', ')} MiB)`],
-        ['wrong proofs', `${cheats.proofs} committed: ${cheats.rejected} rejected by verifiers, ${cheats.caughtByWhistleblowers} caught by whistleblowers, ${cheats.paid} paid`],
-        ['moves', `${stats.claims} claims (${stats.lostClaims} lost races), ${stats.verifications} verifications, ${stats.rechecks} re-checks, ${stats.challenges} challenges, ${stats.timeouts} games won by timeout, ${stats.errors} failed moves`],
-        ['wall time', `${crowd.wallSeconds} s`],
-      ],
-    ),
-    '',
-  ]
+  if (!report.crowd) return []
+  return ['## Crowd', '', table(['figure', 'value'], crowdFigures(report.crowd)), '']
 }
 
 function jobsTable(report: DevnetReport): string[] {

@@ -2,16 +2,18 @@ import {taskMarketAbi} from '../../../chain/generated/index.js'
 import {escrowFor} from '../../../ml/estimate/escrowFor.js'
 import type {SignedConnection} from '../../../protocol/connect.js'
 import {isRevert} from '../../../protocol/errors.js'
-import {getMarketParams} from '../../../protocol/getMarketParams.js'
+import type {MarketParams} from '../../../protocol/getMarketParams.js'
 import {sendContractTransaction} from '../../../protocol/sendContractTransaction.js'
 import {settleTask} from '../../../protocol/settleTask.js'
-import type {CrowdContext, CrowdMember, CrowdRoleFactory} from '../crowdContext.js'
+import type {CrowdContext, CrowdRoleFactory} from '../crowdContext.js'
+import type {CrowdMember} from '../types.js'
 
 /**
  * Posts its share of the crowd's tasks, keeping `open` of them unsettled at once, and settles its own tasks once
- * their reveal window has passed (again after each step of a challenge's game, until they leave Verified).
+ * their reveal window has passed (again after each step of a challenge's game, until they leave Verified). Each task
+ * pays at most the price ceiling of `market` (read once by the process), so any price the book posts will do.
  */
-export function crowdSubmitter(quota: number, open: number): CrowdRoleFactory {
+export function crowdSubmitter(quota: number, open: number, market: MarketParams): CrowdRoleFactory {
   return (connection, member, context) => {
     let posted = 0
     return async () => {
@@ -19,7 +21,7 @@ export function crowdSubmitter(quota: number, open: number): CrowdRoleFactory {
       const mine = [...context.board.tasks.values()].filter((task) => task.submitter.toLowerCase() === member.address.toLowerCase())
       let unsettled = mine.filter((task) => task.status !== 'Settled' && task.status !== 'Expired').length
       while (posted < quota && unsettled < open && !context.signal.aborted) {
-        await postTask(connection, member, context, posted)
+        await postTask(connection, member, context, market, posted)
         posted++
         unsettled++
         context.stats.posted++
@@ -42,9 +44,8 @@ async function settleDue(connection: SignedConnection, member: CrowdMember, cont
   }
 }
 
-async function postTask(connection: SignedConnection, member: CrowdMember, context: CrowdContext, index: number): Promise<void> {
+async function postTask(connection: SignedConnection, member: CrowdMember, context: CrowdContext, market: MarketParams, index: number): Promise<void> {
   const {crowd} = context
-  const market = await getMarketParams(connection)
   const workUnits = BigInt(crowd.workUnits)
   const specHash = await connection.store.putJson({kind: 'synthetic-task', submitter: member.name, index, steps: crowd.steps, checkpointInterval: crowd.checkpointInterval, workUnits: crowd.workUnits})
   await sendContractTransaction(connection, {

@@ -32,7 +32,7 @@ export const crowdVerifier: CrowdRoleFactory = (connection, member, context) => 
     stats.verifications++
     const manifest = await connection.store.getJson<SyntheticManifest>(task.manifestHash!)
     const lazy = member.strategy === 'lazy'
-    const segments = lazy ? [] : selectSegments({randomness, segmentCount: manifest.checkpoints.length - 1, count: context.samples})
+    const segments = lazy ? [] : selectSegments({randomness, segmentCount: manifest.checkpoints.length - 1, count: crowd.samples})
     await sleep(segments.length * crowd.checkpointInterval * crowd.stepMs, context.signal)
     const wrong = firstWrongSegment(manifest.checkpoints, segments)
     const reportHash = await connection.store.putJson({kind: 'synthetic-verification', taskId: task.id.toString(), verifier: member.name, segments, wrong: wrong?.segment ?? null})

@@ -37,6 +37,8 @@ export const crowdWhistleblower: CrowdRoleFactory = (connection, member, context
     const order = new Map(candidates.map((task) => [task.id, context.random()]))
     candidates.sort((a, b) => Number(a.challengeEndBlock! - b.challengeEndBlock!) || order.get(a.id)! - order.get(b.id)!)
     for (const task of candidates) {
+      // A challenge of its own whose open window has come goes first: one never opened forfeits the deposit.
+      if (challenges.some((challenge) => challenge.stage === 'committed' && board.head > challenge.task.challengeEndBlock!)) return
       seen.add(task.id)
       if (board.head >= task.challengeEndBlock! || context.random() >= share) continue
       const challenge = await recheck(connection, context, task)
@@ -53,7 +55,7 @@ async function recheck(connection: SignedConnection, context: CrowdContext, task
   stats.rechecks++
   const manifest = await connection.store.getJson<SyntheticManifest>(task.manifestHash!)
   const randomness = `0x${Array.from({length: 64}, () => Math.floor(context.random() * 16).toString(16)).join('')}` as Hex
-  const segments = selectSegments({randomness, segmentCount: manifest.checkpoints.length - 1, count: context.samples})
+  const segments = selectSegments({randomness, segmentCount: manifest.checkpoints.length - 1, count: crowd.samples})
   await sleep(segments.length * crowd.checkpointInterval * crowd.stepMs, context.signal)
   const wrong = firstWrongSegment(manifest.checkpoints, segments)
   if (!wrong || context.board.head >= task.challengeEndBlock!) return undefined
