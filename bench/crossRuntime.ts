@@ -26,7 +26,8 @@ import {checkpointSchedule} from '../src/ml/train/checkpointSchedule.js'
 import {TrainingSession} from '../src/ml/train/trainingSession.js'
 import {checkpointTensorList, parameterDistances, type CheckpointDistances} from '../src/pol/distances/parameterDistances.js'
 import {distanceMetrics, withinThresholds, type Thresholds} from '../src/pol/distances/thresholds.js'
-import {profileJob} from '../src/pol/profile/profileJob.js'
+import {defaultFloorRelative, defaultSafetyFactor, deriveThresholds, type Magnitudes, type ReferenceMagnitudes} from '../src/pol/profile/deriveThresholds.js'
+import {profileJob, type ProfileSample} from '../src/pol/profile/profileJob.js'
 import {cheatSegment, subtleCheats, trainSegment, type SubtleCheat} from './subtleCheats.js'
 import {table} from './verificationMatrix.js'
 
@@ -99,56 +100,123 @@ type PairStats = {
 }
 type CheatStats = {cheat: SubtleCheat; segments: number; detected: number; minRatio: number}
 
-export async function benchPlan(plan: Plan) {
+/** One honest segment of a held-out seed replayed on a verifier runtime: what judging it needs, without the thresholds. */
+export type HonestRecord = {verifier: BackendName; segment: number; distances: CheckpointDistances; perLayer: Record<string, number>; oneStep: {linf: number; relativeL2: number}}
+/** One subtle cheat's committed end against the first verifier's honest replay of its segment. */
+export type CheatRecord = {cheat: SubtleCheat; distances: CheckpointDistances}
+/** Everything measured on one held-out seed (bench/crossRuntimePool.ts runs seeds in parallel processes). */
+export type SeedRecords = {seed: number; honest: HonestRecord[]; cheats: CheatRecord[]}
+/** One profile seed's share of the thresholds' inputs. */
+export type ProfilePart = {samples: ProfileSample[]; magnitudes: ReferenceMagnitudes}
+
+/** The plan's job: the fixture, shortened where the plan says so. */
+export async function planSpec(plan: Plan): Promise<JobSpec> {
   const loaded = await loadLocalJob(path.join(repoRoot, plan.file))
-  const base: JobSpec = plan.steps
+  return plan.steps
     ? {...loaded, training: {...loaded.training, steps: plan.steps.steps, stopAt: undefined}, proof: {...loaded.proof, checkpointInterval: plan.steps.interval}}
     : loaded
-  const t0 = performance.now()
-  log(`${plan.label}: profiling ${plan.prover} against ${plan.verifiers.join(', ')} over ${plan.profileSeeds} seeds`)
-  const profile = await profileJob({spec: withSeed(base, base.training.seed + 1000), runtimes: [plan.prover, ...plan.verifiers], seeds: plan.profileSeeds})
-  const {thresholds} = profile
-  log(`${plan.label}: thresholds ${JSON.stringify(thresholds)}`)
-  const runtimes = Object.fromEntries(await Promise.all([plan.prover, ...plan.verifiers].map(async (b) => [b, runtimeIdString(await selectBackend(b))] as const)))
+}
+
+/** Profile seed `i` of the plan (training seed + 1000 + i): its honest replays on every runtime and its magnitudes. */
+export async function profileSeed(plan: Plan, base: JobSpec, i: number): Promise<ProfilePart> {
+  const profile = await profileJob({spec: withSeed(base, base.training.seed + 1000 + i), runtimes: [plan.prover, ...plan.verifiers], seeds: 1})
+  return {samples: profile.samples, magnitudes: profile.magnitudes}
+}
+
+/** Held-out seed `k`: every segment of a prover run replayed on each verifier (and one step on both), and, when `withCheats`, each subtle cheat of every segment. */
+export async function heldOutSeed(plan: Plan, base: JobSpec, k: number, withCheats: boolean): Promise<SeedRecords> {
+  const spec = withSeed(base, base.training.seed + k)
+  const schedule = checkpointSchedule(spec)
+  const kept = await trainBoundaries(spec, plan.prover)
+  const records: SeedRecords = {seed: k, honest: [], cheats: []}
+  for (let s = 0; s + 1 < schedule.length; s++) {
+    const start = kept.get(schedule[s] as number) as Checkpoint
+    const end = kept.get(schedule[s + 1] as number) as Checkpoint
+    const proverStep = await replay(spec, plan.prover, start, start.step + 1)
+    let judge: Checkpoint | undefined
+    for (const verifier of plan.verifiers) {
+      const verifierStep = await replay(spec, verifier, start, start.step + 1)
+      const step = parameterDistances(verifierStep, proverStep).whole
+      const replayed = await replay(spec, verifier, start, end.step)
+      judge ??= replayed
+      records.honest.push({verifier, segment: s, distances: parameterDistances(replayed, end, start), perLayer: perLayerRelative(replayed, end), oneStep: {linf: step.linf, relativeL2: step.l2 / weightNorm(proverStep)}})
+    }
+    if (!withCheats || judge === undefined) continue
+    for (const cheat of subtleCheats) {
+      await selectBackend(plan.prover)
+      records.cheats.push({cheat, distances: parameterDistances(judge, await cheatSegment(cheat, spec, start, end.step, end))})
+    }
+  }
+  return records
+}
+
+/** The plan's thresholds from its profile seeds' parts: the shipped rule over their samples and largest magnitudes. */
+export function thresholdsOf(parts: ProfilePart[]): Thresholds {
+  const magnitudes = parts.map((p) => p.magnitudes).reduce(mergeMagnitudes)
+  return deriveThresholds({samples: parts.flatMap((p) => p.samples), magnitudes, safetyFactor: defaultSafetyFactor, floorRelative: defaultFloorRelative}).thresholds
+}
+
+const maxOf = (a: Magnitudes | undefined, b: Magnitudes): Magnitudes => (a === undefined ? b : {l1: Math.max(a.l1, b.l1), l2: Math.max(a.l2, b.l2), linf: Math.max(a.linf, b.linf)})
+
+function mergeMagnitudes(a: ReferenceMagnitudes, b: ReferenceMagnitudes): ReferenceMagnitudes {
+  const perTensor = {...a.perTensor}
+  for (const [name, m] of Object.entries(b.perTensor)) perTensor[name] = maxOf(perTensor[name], m)
+  return {whole: maxOf(a.whole, b.whole), perTensor}
+}
+
+export type JudgeInput = {plan: Plan; base: JobSpec; runtimes: Record<string, string>; profile: ProfilePart[]; seeds: SeedRecords[]; seconds: number}
+
+/** Judges every held-out record by the profiled thresholds: the result one plan's tables and JSON show. */
+export function judgePlan({plan, base, runtimes, profile, seeds, seconds}: JudgeInput) {
+  const thresholds = thresholdsOf(profile)
   const pairs = new Map<BackendName, PairStats>(plan.verifiers.map((v) => [v, {pair: `${plan.prover} -> ${v}`, samples: 0, falseRejections: 0, maxWhole: {}, maxScaleFree: 0, maxHonestRatio: 0, perLayer: {}, oneStep: {linf: 0, relativeL2: 0}}]))
   const cheats = new Map<SubtleCheat, CheatStats>(subtleCheats.map((c) => [c, {cheat: c, segments: 0, detected: 0, minRatio: Number.POSITIVE_INFINITY}]))
-  for (let k = 0; k < plan.heldOutSeeds; k++) {
-    const spec = withSeed(base, base.training.seed + k)
-    const schedule = checkpointSchedule(spec)
-    const kept = await trainBoundaries(spec, plan.prover)
-    for (let s = 0; s + 1 < schedule.length; s++) {
-      const start = kept.get(schedule[s] as number) as Checkpoint
-      const end = kept.get(schedule[s + 1] as number) as Checkpoint
-      const replays = new Map<BackendName, Checkpoint>()
-      const proverStep = await replay(spec, plan.prover, start, start.step + 1)
-      for (const verifier of plan.verifiers) {
-        const stats = pairs.get(verifier) as PairStats
-        const verifierStep = await replay(spec, verifier, start, start.step + 1)
-        const step = parameterDistances(verifierStep, proverStep).whole
-        stats.oneStep.linf = Math.max(stats.oneStep.linf, step.linf)
-        stats.oneStep.relativeL2 = Math.max(stats.oneStep.relativeL2, step.l2 / weightNorm(proverStep))
-        const replayed = await replay(spec, verifier, start, end.step)
-        replays.set(verifier, replayed)
-        recordHonest(stats, replayed, end, start, thresholds)
-      }
-      if (k >= plan.cheatSeeds) continue
-      const judge = replays.get(plan.verifiers[0] as BackendName) as Checkpoint
-      for (const cheat of subtleCheats) {
-        await selectBackend(plan.prover)
-        const committed = await cheatSegment(cheat, spec, start, end.step, end)
-        const stats = cheats.get(cheat) as CheatStats
-        const d = parameterDistances(judge, committed)
-        stats.segments++
-        if (!withinThresholds(d, thresholds).ok) stats.detected++
-        stats.minRatio = Math.min(stats.minRatio, thresholdRatio(d, thresholds))
-      }
+  const rejections: {seed: number; segment: number; verifier: BackendName; violations: string[]}[] = []
+  for (const {seed, honest} of seeds)
+    for (const record of honest) {
+      const verdict = recordHonest(pairs.get(record.verifier) as PairStats, record, thresholds)
+      if (!verdict.ok) rejections.push({seed, segment: record.segment, verifier: record.verifier, violations: verdict.violations.slice(0, 8)})
     }
-    // the running counts, so a run cut short still says what it measured
-    const sofar = [...pairs.values()].map((p) => `${p.pair}: ${p.falseRejections}/${p.samples} rejected, max distance/threshold ${p.maxHonestRatio.toFixed(4)}`).join('; ')
-    const caught = k < plan.cheatSeeds ? `; cheats caught ${[...cheats.values()].map((c) => `${c.cheat} ${c.detected}/${c.segments}`).join(', ')}` : ''
-    log(`${plan.label}: seed ${k + 1}/${plan.heldOutSeeds} done (${((performance.now() - t0) / 1000).toFixed(0)} s; ${sofar}${caught})`)
+  for (const {cheat, distances} of seeds.flatMap((s) => s.cheats)) {
+    const stats = cheats.get(cheat) as CheatStats
+    stats.segments++
+    if (!withinThresholds(distances, thresholds).ok) stats.detected++
+    stats.minRatio = Math.min(stats.minRatio, thresholdRatio(distances, thresholds))
   }
-  return {label: plan.label, steps: base.training.steps, interval: base.proof.checkpointInterval, runtimes, profileSamples: profile.samples.length, thresholds: {l1: thresholds.l1, l2: thresholds.l2, linf: thresholds.linf, cosine: thresholds.cosine}, pairs: [...pairs.values()], cheats: [...cheats.values()], seconds: (performance.now() - t0) / 1000}
+  return {label: plan.label, steps: base.training.steps, interval: base.proof.checkpointInterval, runtimes, heldOutSeeds: seeds.length, profileSamples: profile.reduce((n, p) => n + p.samples.length, 0), thresholds: {l1: thresholds.l1, l2: thresholds.l2, linf: thresholds.linf, cosine: thresholds.cosine, update: thresholds.update}, pairs: [...pairs.values()], rejections, cheats: [...cheats.values()], seconds}
+}
+
+/** The runtime ids of the plan's backends. */
+export async function planRuntimes(plan: Plan): Promise<Record<string, string>> {
+  const ids: Record<string, string> = {}
+  for (const backend of [plan.prover, ...plan.verifiers]) ids[backend] = runtimeIdString(await selectBackend(backend))
+  return ids
+}
+
+/** Runs one plan in this process: its profile seeds, then its held-out seeds, logging the running counts. */
+export async function benchPlan(plan: Plan) {
+  const base = await planSpec(plan)
+  const t0 = performance.now()
+  log(`${plan.label}: profiling ${plan.prover} against ${plan.verifiers.join(', ')} over ${plan.profileSeeds} seeds`)
+  const profile: ProfilePart[] = []
+  for (let i = 0; i < plan.profileSeeds; i++) profile.push(await profileSeed(plan, base, i))
+  log(`${plan.label}: thresholds ${JSON.stringify(thresholdsOf(profile))}`)
+  const runtimes = await planRuntimes(plan)
+  const seeds: SeedRecords[] = []
+  const judged = () => judgePlan({plan, base, runtimes, profile, seeds, seconds: (performance.now() - t0) / 1000})
+  for (let k = 0; k < plan.heldOutSeeds; k++) {
+    seeds.push(await heldOutSeed(plan, base, k, k < plan.cheatSeeds))
+    // the running counts, so a run cut short still says what it measured
+    log(`${plan.label}: seed ${k + 1}/${plan.heldOutSeeds} done (${((performance.now() - t0) / 1000).toFixed(0)} s; ${runningCounts(judged())})`)
+  }
+  return judged()
+}
+
+/** One line of a result's counts so far. */
+export function runningCounts(result: CrossRuntimeResult): string {
+  const pairs = result.pairs.map((p) => `${p.pair}: ${p.falseRejections}/${p.samples} rejected, max distance/threshold ${p.maxHonestRatio.toFixed(4)}`).join('; ')
+  const cheats = result.cheats.filter((c) => c.segments > 0).map((c) => `${c.cheat} ${c.detected}/${c.segments}`)
+  return cheats.length > 0 ? `${pairs}; cheats caught ${cheats.join(', ')}` : pairs
 }
 
 /** ‖v‖₂ in float64. */
@@ -163,30 +231,42 @@ function weightNorm(cp: Checkpoint): number {
   return Math.hypot(...cp.weights.map((w) => norm(w.values)))
 }
 
-function recordHonest(stats: PairStats, replayed: Checkpoint, claimed: Checkpoint, start: Checkpoint, thresholds: Thresholds): void {
-  const d = parameterDistances(replayed, claimed, start)
+/** Relative l2 per tensor (‖replay − claimed‖ / ‖claimed‖), the largest per layer type. */
+function perLayerRelative(replayed: Checkpoint, claimed: Checkpoint): Record<string, number> {
+  const norms = new Map(checkpointTensorList(claimed).map((t) => [t.name, norm(t.values)]))
+  const perLayer: Record<string, number> = {}
+  for (const t of parameterDistances(replayed, claimed).perTensor) {
+    const size = norms.get(t.name) ?? 0
+    const type = layerType(t.name)
+    if (size > 0) perLayer[type] = Math.max(perLayer[type] ?? 0, t.l2 / size)
+  }
+  return perLayer
+}
+
+/** Folds one honest replay into its pair's figures; returns its verdict (a rejection is a false one). */
+function recordHonest(stats: PairStats, record: HonestRecord, thresholds: Thresholds): {ok: boolean; violations: string[]} {
+  const d = record.distances
+  const verdict = withinThresholds(d, thresholds)
   stats.samples++
-  if (!withinThresholds(d, thresholds).ok) stats.falseRejections++
+  if (!verdict.ok) stats.falseRejections++
   for (const metric of distanceMetrics) stats.maxWhole[metric] = Math.max(stats.maxWhole[metric] ?? 0, d.whole[metric])
   stats.maxScaleFree = Math.max(stats.maxScaleFree, d.update ?? 0)
   stats.maxHonestRatio = Math.max(stats.maxHonestRatio, thresholdRatio(d, thresholds))
-  const norms = new Map(checkpointTensorList(claimed).map((t) => [t.name, norm(t.values)]))
-  for (const t of d.perTensor) {
-    const norm = norms.get(t.name) ?? 0
-    const type = layerType(t.name)
-    if (norm > 0) stats.perLayer[type] = Math.max(stats.perLayer[type] ?? 0, t.l2 / norm)
-  }
+  for (const [type, value] of Object.entries(record.perLayer)) stats.perLayer[type] = Math.max(stats.perLayer[type] ?? 0, value)
+  stats.oneStep.linf = Math.max(stats.oneStep.linf, record.oneStep.linf)
+  stats.oneStep.relativeL2 = Math.max(stats.oneStep.relativeL2, record.oneStep.relativeL2)
+  return verdict
 }
 
 const e = (x: number | undefined) => (x === undefined ? '-' : x.toExponential(2))
 
-export type CrossRuntimeResult = Awaited<ReturnType<typeof benchPlan>>
+export type CrossRuntimeResult = ReturnType<typeof judgePlan>
 
 /** The tables of one plan's result (stdout of the bench). */
 export function crossRuntimeTables(result: CrossRuntimeResult): string {
-  const lines = [`\n## ${result.label}: ${result.steps} steps, a checkpoint every ${result.interval} (profile: ${result.profileSamples} replays on other seeds; ${result.seconds.toFixed(0)} s)`]
+  const lines = [`\n## ${result.label}: ${result.steps} steps, a checkpoint every ${result.interval} (profile: ${result.profileSamples} replays on other seeds; ${result.heldOutSeeds} held-out seeds; ${result.seconds.toFixed(0)} s)`]
   for (const [backend, id] of Object.entries(result.runtimes)) lines.push(`- ${backend}: ${id}`)
-  lines.push(`thresholds (whole vector): l1 ${e(result.thresholds.l1)}, l2 ${e(result.thresholds.l2)}, l∞ ${e(result.thresholds.linf)}, cosine ${e(result.thresholds.cosine)}\n`)
+  lines.push(`thresholds (whole vector): l1 ${e(result.thresholds.l1)}, l2 ${e(result.thresholds.l2)}, l∞ ${e(result.thresholds.linf)}, cosine ${e(result.thresholds.cosine)}, update ${e(result.thresholds.update)}\n`)
   lines.push(
     table(
       ['PAIR', 'HONEST REPLAYS', 'FALSE REJECTIONS', 'MAX L2', 'MAX L∞', 'MAX COSINE', 'MAX ‖Δ‖/‖UPDATE‖', 'MAX DIST/THRESHOLD', 'ONE STEP: L∞', 'ONE STEP: REL L2'],
@@ -195,6 +275,7 @@ export function crossRuntimeTables(result: CrossRuntimeResult): string {
   )
   const layers = [...new Set(result.pairs.flatMap((p) => Object.keys(p.perLayer)))].sort()
   lines.push(`\n${table(['LAYER TYPE (rel. l2 per tensor)', ...result.pairs.map((p) => p.pair)], layers.map((layer) => [layer, ...result.pairs.map((p) => e(p.perLayer[layer]))]))}`)
+  for (const r of result.rejections) lines.push(`- false rejection: held-out seed ${r.seed}, segment ${r.segment}, ${r.verifier}: ${r.violations.join('; ')}`)
   lines.push(`\n${table(['SUBTLE CHEAT (per segment)', 'SEGMENTS', 'DETECTED', 'MIN DIST/THRESHOLD'], result.cheats.map((c) => [c.cheat, String(c.segments), `${c.detected}/${c.segments}`, c.minRatio.toFixed(2)]))}`)
   return lines.join('\n')
 }

@@ -8,7 +8,9 @@
 //     false rejections over held-out honest replays, subtle cheats, distances per layer type.
 // Environment: BENCH_SECTIONS (comma list of repeatability, training, cross-runtime; default all), BENCH_QUICK=1
 // (a smoke run), BENCH_OUT_DIR (JSON results, one file per section), BENCH_PYTHON (an interpreter whose torch
-// sees CUDA; default python3). Tables on stdout, progress on stderr.
+// sees CUDA; default python3), BENCH_MODELS (names the models of the first two sections start with), BENCH_JOBS
+// (cross-runtime labels: MLP, CNN, transformer), BENCH_WORKERS (cross-runtime seeds over that many processes) and
+// BENCH_CROSS_RUNTIME_SECONDS (their time limit), BENCH_CHEAT_SEEDS (held-out seeds that also commit the subtle cheats). Tables on stdout, progress on stderr.
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import os, {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -19,6 +21,7 @@ import {checkpointHash, encodeCheckpoint, initialCheckpoint} from '../src/ml/che
 import {loadLocalJob} from '../src/ml/data/loadLocalJob.js'
 import type {JobSpec} from '../src/ml/spec/index.js'
 import {runCrossRuntime, type Plan} from './crossRuntime.js'
+import {crossRuntimeWorker, runCrossRuntimeParallel, serveCrossRuntimeJobs} from './crossRuntimePool.js'
 import {measureGensyn} from './peer/measureGensyn.js'
 import {measureTorch, torchAvailable, type TorchOptions} from './peer/measureTorch.js'
 import {peerFlops} from './peer/peerFlops.js'
@@ -100,11 +103,11 @@ async function training(list: Model[]) {
   return rows
 }
 
-/** Cross-runtime plans sized for a GPU prover: the MLP at 200 honest replays per pair, the CNN and the transformer at their fixtures' intervals. */
+/** Cross-runtime plans sized for a GPU prover: 200 honest replays per model (50 seeds of 4 segments), subtle cheats on 10 of them. */
 const gpuPlans: Plan[] = [
-  {label: 'MLP', file: 'fixtures/jobs/smoke-mlp.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 5, heldOutSeeds: quick ? 1 : 50, cheatSeeds: quick ? 1 : 5},
-  {label: 'CNN', file: 'fixtures/jobs/mnist-cnn.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 2, heldOutSeeds: quick ? 1 : 4, cheatSeeds: quick ? 1 : 1, steps: {steps: quick ? 20 : 200, interval: quick ? 10 : 50}},
-  {label: 'transformer', file: 'fixtures/jobs/sums-transformer.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 2, heldOutSeeds: quick ? 1 : 4, cheatSeeds: quick ? 1 : 1, steps: {steps: quick ? 20 : 200, interval: quick ? 10 : 50}},
+  {label: 'MLP', file: 'fixtures/jobs/smoke-mlp.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 5, heldOutSeeds: quick ? 1 : 50, cheatSeeds: quick ? 1 : 10},
+  {label: 'CNN', file: 'fixtures/jobs/mnist-cnn.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 5, heldOutSeeds: quick ? 1 : 50, cheatSeeds: quick ? 1 : 10, steps: {steps: quick ? 20 : 200, interval: quick ? 10 : 50}},
+  {label: 'transformer', file: 'fixtures/jobs/sums-transformer.yaml', prover: 'webgpu', verifiers: ['wasm'], profileSeeds: quick ? 1 : 5, heldOutSeeds: quick ? 1 : 50, cheatSeeds: quick ? 1 : 10, steps: {steps: quick ? 20 : 200, interval: quick ? 10 : 50}},
 ]
 
 async function save(name: string, value: unknown): Promise<void> {
@@ -113,13 +116,26 @@ async function save(name: string, value: unknown): Promise<void> {
   await writeFile(path.join(outDir, `${name}.json`), `${JSON.stringify(value, null, 2)}\n`)
 }
 
-const webgpu = runtimeIdString(await selectBackend('webgpu'))
-const wasm = runtimeIdString(await selectBackend('wasm'))
-console.log(`# gensyn GPU bench\n- webgpu: ${webgpu}\n- wasm: ${wasm}\n- host: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, node ${process.version}`)
-await save('runtimes', {webgpu, wasm, cpu: os.cpus()[0]?.model, cores: os.cpus().length})
-const list = await models()
-if (sections.includes('repeatability')) await save('repeatability', await repeatability(list.filter((m) => !m.name.includes('batch 256'))))
-if (sections.includes('training')) await save('training', await training(list))
-if (sections.includes('cross-runtime')) {
-  await runCrossRuntime(gpuPlans, outDir && path.join(outDir, 'cross-runtime.json'))
+async function main(): Promise<void> {
+  const webgpu = runtimeIdString(await selectBackend('webgpu'))
+  const wasm = runtimeIdString(await selectBackend('wasm'))
+  console.log(`# gensyn GPU bench\n- webgpu: ${webgpu}\n- wasm: ${wasm}\n- host: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores, node ${process.version}`)
+  await save('runtimes', {webgpu, wasm, cpu: os.cpus()[0]?.model, cores: os.cpus().length})
+  const wanted = process.env.BENCH_MODELS?.split(',').map((m) => m.trim())
+  const list = (await models()).filter((m) => !wanted || wanted.some((w) => m.name.startsWith(w)))
+  if (sections.includes('repeatability')) await save('repeatability', await repeatability(list.filter((m) => !m.name.includes('batch 256'))))
+  if (sections.includes('training')) await save('training', await training(list))
+  if (!sections.includes('cross-runtime')) return
+  const out = outDir && path.join(outDir, 'cross-runtime.json')
+  // BENCH_JOBS also orders the plans (the pool's queue follows it)
+  const chosen = process.env.BENCH_JOBS ? process.env.BENCH_JOBS.split(',').map((label) => gpuPlans.find((p) => p.label === label.trim()) as Plan) : gpuPlans
+  const plans = chosen.map((p) => (cheatSeedsOverride === undefined ? p : {...p, cheatSeeds: cheatSeedsOverride}))
+  if (workers > 1) await runCrossRuntimeParallel(plans, {workers, deadlineSeconds: Number(process.env.BENCH_CROSS_RUNTIME_SECONDS) || undefined, out})
+  else await runCrossRuntime(plans, out)
 }
+
+// BENCH_WORKERS > 1 runs the cross-runtime seeds in that many processes of this script (bench/crossRuntimePool.ts)
+const workers = Number(process.env.BENCH_WORKERS ?? 1)
+const cheatSeedsOverride = process.env.BENCH_CHEAT_SEEDS === undefined ? undefined : Number(process.env.BENCH_CHEAT_SEEDS)
+if (process.env[crossRuntimeWorker] === '1') await serveCrossRuntimeJobs(gpuPlans.map((p) => (cheatSeedsOverride === undefined ? p : {...p, cheatSeeds: cheatSeedsOverride})))
+else await main()
