@@ -6,7 +6,7 @@ import type {Hex} from 'viem'
 import {InvalidInputError} from '../errors/base.js'
 import {backendNames, type BackendName} from '../ml/backend/index.js'
 import {loadLocalJob} from '../ml/data/loadLocalJob.js'
-import {profileJob, type ProfileResult} from '../pol/index.js'
+import {profileJob, smallProfileNotice, type ProfileResult} from '../pol/index.js'
 import {loadTaskSpec} from '../protocol/loadTaskSpec.js'
 import {connect, requireSigner} from '../protocol/connect.js'
 import {getTask} from '../protocol/getTask.js'
@@ -75,6 +75,11 @@ export default class Profile extends BaseCommand {
       },
     })
     bar?.stop()
+    const small = smallProfileNotice(profiled.samples)
+    if (small) {
+      this.warn(small)
+      warnings.push(small)
+    }
     const result: ProfileOutput = {...profiled, warnings}
     if (flags.out) await writeFile(flags.out, `${JSON.stringify(result, null, 2)}\n`)
     this.log(`runtime class: ${result.runtimeClass}${result.unavailable.length ? ` (unavailable: ${result.unavailable.map((entry) => entry.backend).join(', ')})` : ''}`)

@@ -33,6 +33,8 @@ export {
   deriveThresholds,
   ProfileError,
   profileJob,
+  recommendedReplays,
+  smallProfileNotice,
   spreadSegments,
   type DerivedThresholds,
   type Magnitudes,

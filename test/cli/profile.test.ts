@@ -28,8 +28,10 @@ describe('gensyn profile --task: thresholds posted on chain (real anvil, real pr
 
     const run = await runGensyn(['profile', '--task', taskId.toString(), '--account', '2', '--segments', '1', '--state-dir', stateDir, '--json'])
     assert.equal(run.exitCode, 0, String(run.stderr))
-    const output = JSON.parse(String(run.stdout)) as {runtimes: RuntimeId[]; thresholds: {linf: number}; posted: {profileHash: Hex; threshold: string}}
+    const output = JSON.parse(String(run.stdout)) as {runtimes: RuntimeId[]; thresholds: {linf: number}; posted: {profileHash: Hex; threshold: string}; warnings: string[]}
     assert.ok(output.thresholds.linf > 0)
+    // one segment on two runtimes: 2 replays, the cpu one inexact, so the profile is flagged as too small
+    assert.ok(output.warnings.some((w) => w.startsWith('thresholds from 2 honest replays, fewer than 200')), output.warnings.join('; '))
 
     const pair = {modelClass: modelClassOf(spec), runtimeClass: runtimeClassOf([...output.runtimes].reverse())}
     // The record is the poster's own (account 2 ran the profile); nobody else has one for the pair.

@@ -17,3 +17,4 @@ export {
   type ProfileResult,
   type ProfileSample,
 } from './profileJob.js'
+export {recommendedReplays, smallProfileNotice} from './smallProfileNotice.js'
