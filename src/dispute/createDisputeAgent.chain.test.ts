@@ -18,6 +18,9 @@ import {gameAddress} from '../protocol/gameAddress.js'
 import {committeeOf, getDispute} from '../protocol/getDispute.js'
 import {getTask} from '../protocol/getTask.js'
 import {settleTask} from '../protocol/marketActions.js'
+import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
+import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
+import {profileJob} from '../pol/profile/profileJob.js'
 import {packageRoot} from '../util/packageRoot.js'
 import {acceptedTask as acceptTask, mine as mineBlocks} from '../../test/helpers/acceptedTask.js'
 import {mineTo} from '../../test/helpers/mining.js'
@@ -188,6 +191,51 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     assert.equal(dispute.step, BigInt(spec.proof.checkpointInterval - 1), 'every state but the committed end agreed: the last step is disputed')
     assert.equal(dispute.proverNext, wrong.checkpoints[1]!.hash)
     assert.equal(dispute.element, dispute.proverHeader.opCount + 1, 'every operator output agreed')
+    assert.deepEqual((await committeeOf(submitter, {disputeId})).votes, ['challenger', 'challenger', 'challenger'])
+  })
+
+  /**
+   * The job pinning a cpu + wasm profile of itself (thresholds from two other seeds), and a proof of it trained on
+   * cpu: a runtime whose checkpoints no wasm replay reproduces bit for bit. Made once, for both tests that use it.
+   */
+  let cpuTrained: Promise<{pinned: JobSpec; proof: TrainResult}> | undefined
+  const cpuTrainedProof = () => (cpuTrained ??= makeCpuTrainedProof())
+  async function makeCpuTrainedProof(): Promise<{pinned: JobSpec; proof: TrainResult}> {
+    const other: JobSpec = {...spec, training: {...spec.training, seed: spec.training.seed + 1000}}
+    const profile = await profileJob({spec: other, runtimes: ['cpu', 'wasm'], seeds: 2})
+    const pinned: JobSpec = {...spec, verification: {...spec.verification, profiles: [await solver.store.putJson(profile)]}}
+    return {pinned, proof: await trainJob({spec: pinned, store: solver.store, backend: 'cpu'})}
+  }
+
+  it('a cpu-trained proof within the job pinned thresholds wins a dispute on wasm: the committee judges the committed end by the thresholds', async () => {
+    const {pinned, proof} = await cpuTrainedProof()
+    assert.notEqual(proof.manifest.runtime.backend, 'wasm')
+    const taskId = await acceptTask({submitter, solver, verifier}, pinned, proof)
+    // a whistleblower that replays on wasm, bit for bit: the honest cpu proof looks wrong to it
+    const wasmEnd = await stateAtStep({spec: pinned, store: whistleblower.store, manifest: proof.manifest, segment: 0, step: spec.proof.checkpointInterval})
+    const task = await getTask(whistleblower, {taskId})
+    await ensureRegistered(whistleblower, {role: 'whistleblower'})
+    await commitAndOpen(whistleblower, task, {segment: 0, claimedEndHash: checkpointHash(encodeCheckpoint(wasmEnd))}, {untilBlock: (block) => mineTo(submitter, block)})
+    const disputeId = await openDispute(taskId)
+    const dispute = await playOut(disputeId, [agentFor(solver), agentFor(whistleblower), ...committeeAgents()])
+    assert.equal(dispute.outcome, 'ProverWon')
+    assert.equal(dispute.question, 'StateAssembly')
+    assert.equal(dispute.step, BigInt(spec.proof.checkpointInterval - 1), 'both replayed on wasm and agreed on every state up to the last step')
+    assert.equal(dispute.proverNext, proof.checkpoints[1]!.hash)
+    assert.deepEqual((await committeeOf(submitter, {disputeId})).votes, ['prover', 'prover', 'prover'])
+  })
+
+  it('a wrong cpu-trained proof still loses: its end is outside the pinned thresholds of the wasm replay', async () => {
+    const {pinned, proof} = await cpuTrainedProof()
+    const wrong = await forcedErrorProof({store: solver.store, honest: proof.manifest, secret: toHex(randomBytes(32))})
+    const taskId = await acceptTask({submitter, solver, verifier}, pinned, wrong)
+    // this whistleblower re-checks on the proof's runtime (cpu) and claims cpu's end, not wasm's: still right
+    await honestChallenge(taskId)
+    const disputeId = await openDispute(taskId)
+    const dispute = await playOut(disputeId, [agentFor(solver, {stance: 'defend'}), agentFor(whistleblower), ...committeeAgents()])
+    assert.equal(dispute.outcome, 'ChallengerWon')
+    assert.equal(dispute.question, 'StateAssembly')
+    assert.equal(dispute.proverNext, wrong.checkpoints[1]!.hash)
     assert.deepEqual((await committeeOf(submitter, {disputeId})).votes, ['challenger', 'challenger', 'challenger'])
   })
 

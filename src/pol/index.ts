@@ -48,6 +48,7 @@ export {
   checkpointTensorNames,
   counterDifferences,
   replaySegment,
+  toleranceViolations,
   verificationModes,
   type ReplaySegmentParameters,
   type SegmentReplay,

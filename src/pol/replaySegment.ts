@@ -84,6 +84,18 @@ export function counterDifferences(replay: Checkpoint, committed: Checkpoint): s
   return out
 }
 
+/**
+ * What a tolerance-mode judge finds wrong with a committed checkpoint against its own replay of the segment from
+ * `start`: counters that differ, and distances over the thresholds (none: the committed end stands). A verifier
+ * judges a segment this way (replaySegment), and so does a committee member deciding a cross-runtime dispute.
+ *
+ * @throws ThresholdsError when the thresholds leave part of the job's state unchecked (checkThresholdsCover)
+ */
+export function toleranceViolations(spec: JobSpec, replayed: Checkpoint, committed: Checkpoint, start: Checkpoint, thresholds: Thresholds): string[] {
+  const limits = checkThresholdsCover(thresholds, checkpointTensorNames(spec))
+  return [...counterDifferences(replayed, committed), ...withinThresholds(parameterDistances(replayed, committed, start), limits).violations]
+}
+
 async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, backend: BackendChoice | undefined): Promise<RuntimeId> {
   const wanted = manifest.runtime
   if (mode === 'tolerance') {

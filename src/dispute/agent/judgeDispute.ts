@@ -6,6 +6,7 @@ import {stateAtStep} from '../stateHashes.js'
 import {traceStep} from '../traceStep.js'
 import {disputeContext} from './disputeContext.js'
 import {headerOf} from './headerOf.js'
+import {judgeCrossRuntimeEnd} from './judgeCrossRuntimeEnd.js'
 import type {DisputeAgentRun} from './types.js'
 
 /** The committee's question answered honestly (docs/disputes.md, "Committee"). */
@@ -29,9 +30,12 @@ export async function judgeDispute(agent: DisputeAgentRun, dispute: Dispute): Pr
       // c_j from the agreed c_{j-1} and this member's own o_j of element j.
       return pick(nextCommitment(dispute.loHash, element.outputHash), dispute.proverHi, dispute.challengerHi)
     }
-    case 'StateAssembly':
+    case 'StateAssembly': {
       if (trace.graphHash !== dispute.proverHeader.graphHash || trace.finalCommitment !== dispute.proverHeader.finalCommitment) return 'neither'
-      return pick(trace.nextStateHash, dispute.proverNext, dispute.challengerNext)
+      const exact = pick(trace.nextStateHash, dispute.proverNext, dispute.challengerNext)
+      if (exact === 'prover') return exact
+      return (await judgeCrossRuntimeEnd(agent, dispute, context)) ?? exact
+    }
     case 'None':
       return 'neither'
   }
