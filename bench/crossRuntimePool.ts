@@ -61,18 +61,19 @@ export async function runCrossRuntimeParallel(plans: Plan[], {workers, deadlineS
     plans
       .filter((plan) => (profile.get(plan.label) as ProfilePart[]).length > 0)
       .map((plan) => judgePlan({plan, ...(context.get(plan.label) as {base: JobSpec; runtimes: Record<string, string>}), profile: profile.get(plan.label) as ProfilePart[], seeds: seeds.get(plan.label) as SeedRecords[], seconds: elapsed()}))
-  const save = async () => {
+  const save = async (judged: CrossRuntimeResult[]) => {
     if (!out) return
     await mkdir(path.dirname(path.resolve(out)), {recursive: true})
-    await writeFile(out, `${JSON.stringify(results(), null, 2)}\n`)
+    await writeFile(out, `${JSON.stringify(judged, null, 2)}\n`)
   }
   const record = async ({job, part, seed, error}: Answer) => {
     if (error) return log(`${job.label} ${job.kind} ${job.index}: failed: ${error}`)
     if (part) (profile.get(job.label) as ProfilePart[]).push(part)
     if (seed) (seeds.get(job.label) as SeedRecords[]).push(seed)
-    const result = results().find((r) => r.label === job.label)
+    const judged = results()
+    const result = judged.find((r) => r.label === job.label)
     log(`${job.label}: ${job.kind} seed ${job.index} done (${elapsed().toFixed(0)} s)${result && seed ? `; ${result.heldOutSeeds} held-out seeds: ${runningCounts(result)}` : ''}`)
-    await save()
+    await save(judged)
   }
   await new Promise<void>((resolve) => {
     const running = new Set<ChildProcess>()
@@ -102,6 +103,6 @@ export async function runCrossRuntimeParallel(plans: Plan[], {workers, deadlineS
   })
   const final = results()
   for (const result of final) console.log(crossRuntimeTables(result))
-  await save()
+  await save(final)
   return final
 }

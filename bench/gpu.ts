@@ -128,14 +128,14 @@ async function main(): Promise<void> {
   if (!sections.includes('cross-runtime')) return
   const out = outDir && path.join(outDir, 'cross-runtime.json')
   // BENCH_JOBS also orders the plans (the pool's queue follows it)
-  const chosen = process.env.BENCH_JOBS ? process.env.BENCH_JOBS.split(',').map((label) => gpuPlans.find((p) => p.label === label.trim()) as Plan) : gpuPlans
-  const plans = chosen.map((p) => (cheatSeedsOverride === undefined ? p : {...p, cheatSeeds: cheatSeedsOverride}))
+  const plans = process.env.BENCH_JOBS ? process.env.BENCH_JOBS.split(',').map((label) => allPlans.find((p) => p.label === label.trim()) as Plan) : allPlans
   if (workers > 1) await runCrossRuntimeParallel(plans, {workers, deadlineSeconds: Number(process.env.BENCH_CROSS_RUNTIME_SECONDS) || undefined, out})
   else await runCrossRuntime(plans, out)
 }
 
 // BENCH_WORKERS > 1 runs the cross-runtime seeds in that many processes of this script (bench/crossRuntimePool.ts)
 const workers = Number(process.env.BENCH_WORKERS ?? 1)
-const cheatSeedsOverride = process.env.BENCH_CHEAT_SEEDS === undefined ? undefined : Number(process.env.BENCH_CHEAT_SEEDS)
-if (process.env[crossRuntimeWorker] === '1') await serveCrossRuntimeJobs(gpuPlans.map((p) => (cheatSeedsOverride === undefined ? p : {...p, cheatSeeds: cheatSeedsOverride})))
+// the plans as this run sizes them, the same in the parent and in every worker
+const allPlans = process.env.BENCH_CHEAT_SEEDS === undefined ? gpuPlans : gpuPlans.map((p) => ({...p, cheatSeeds: Number(process.env.BENCH_CHEAT_SEEDS)}))
+if (process.env[crossRuntimeWorker] === '1') await serveCrossRuntimeJobs(allPlans)
 else await main()

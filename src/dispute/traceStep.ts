@@ -104,7 +104,7 @@ export function assembleTrace(step: number, stateHash: Hex, nextStateHash: Hex, 
  * @throws CheckpointMismatchError when `state` is not a state of this job
  * @throws OperatorCorruptionError when `corruption` is malformed or does not apply to this step
  */
-export async function traceStep({spec, state, corruption}: TraceStepParameters): Promise<StepTrace> {
+export async function traceStep({spec, state, corruption}: TraceStepParameters): Promise<StepTrace & {nextState: Checkpoint}> {
   const range = taskStepRange(spec)
   if (!Number.isInteger(state.step) || state.step < range.start || state.step >= range.end)
     throw new DisputeTraceError(`state.step: expected an integer in [${range.start}, ${range.end - 1}] (a step of the task), got ${state.step}`)
@@ -138,5 +138,5 @@ export async function traceStep({spec, state, corruption}: TraceStepParameters):
   }
   if (corruption !== undefined && !corrupter?.applied)
     throw new OperatorCorruptionError(`corruption: expected ${corruption.kernel} to be called at least ${corruption.occurrence} times during step ${state.step}, it was not`)
-  return assembleTrace(state.step, stateHash, checkpointHash(encodeCheckpoint(next)), recorder.elements, state.step - range.start)
+  return {...assembleTrace(state.step, stateHash, checkpointHash(encodeCheckpoint(next)), recorder.elements, state.step - range.start), nextState: next}
 }

@@ -85,15 +85,13 @@ export function counterDifferences(replay: Checkpoint, committed: Checkpoint): s
 }
 
 /**
- * What a tolerance-mode judge finds wrong with a committed checkpoint against its own replay of the segment from
- * `start`: counters that differ, and distances over the thresholds (none: the committed end stands). A verifier
- * judges a segment this way (replaySegment), and so does a committee member deciding a cross-runtime dispute.
- *
- * @throws ThresholdsError when the thresholds leave part of the job's state unchecked (checkThresholdsCover)
+ * What a tolerance-mode judge finds wrong with a committed checkpoint against its own replay of the segment:
+ * counters that differ, and `distances` (replay against committed) over `limits` (thresholds already checked with
+ * checkThresholdsCover). None: the committed end stands. A verifier judges a segment this way (replaySegment), and
+ * so does a committee member deciding a cross-runtime dispute.
  */
-export function toleranceViolations(spec: JobSpec, replayed: Checkpoint, committed: Checkpoint, start: Checkpoint, thresholds: Thresholds): string[] {
-  const limits = checkThresholdsCover(thresholds, checkpointTensorNames(spec))
-  return [...counterDifferences(replayed, committed), ...withinThresholds(parameterDistances(replayed, committed, start), limits).violations]
+export function toleranceViolations(replayed: Checkpoint, committed: Checkpoint, distances: CheckpointDistances, limits: Thresholds): string[] {
+  return [...counterDifferences(replayed, committed), ...withinThresholds(distances, limits).violations]
 }
 
 async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, backend: BackendChoice | undefined): Promise<RuntimeId> {
@@ -158,6 +156,6 @@ export async function replaySegment({spec, store, manifest, segment, backend, mo
   const hashMatch = actual === end.hash
   const base = {segment, startStep: start.step, endStep: end.step, expected: end.hash, actual, hashMatch, runtime, distances}
   if (limits === undefined) return {...base, match: hashMatch, mode, seconds: (performance.now() - started) / 1000}
-  const violations = hashMatch ? [] : [...counterDifferences(replayed, committed), ...withinThresholds(distances, limits).violations]
+  const violations = hashMatch ? [] : toleranceViolations(replayed, committed, distances, limits)
   return {...base, match: violations.length === 0, mode, violations, seconds: (performance.now() - started) / 1000}
 }

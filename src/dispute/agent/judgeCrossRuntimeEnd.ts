@@ -1,10 +1,12 @@
 import {runtimeIdString} from '../../ml/backend/runtimeId.js'
 import {selectBackend} from '../../ml/backend/selectBackend.js'
 import {decodeCheckpoint} from '../../ml/checkpoint/decodeCheckpoint.js'
-import {toleranceViolations} from '../../pol/replaySegment.js'
+import type {Checkpoint} from '../../ml/checkpoint/types.js'
+import {parameterDistances} from '../../pol/distances/parameterDistances.js'
+import {checkThresholdsCover} from '../../pol/distances/thresholds.js'
+import {checkpointTensorNames, toleranceViolations} from '../../pol/replaySegment.js'
 import type {Dispute, VoteChoice} from '../../protocol/disputeTypes.js'
 import {pinnedThresholds} from '../../protocol/pinnedThresholds.js'
-import {stateAtStep} from '../stateHashes.js'
 import type {DisputeAgentRun, DisputeContext} from './types.js'
 
 /**
@@ -12,7 +14,7 @@ import type {DisputeAgentRun, DisputeContext} from './types.js'
  * checkpoints are not wasm's states, so two honest parties agree on every wasm state of the disputed segment and
  * the bisection isolates its last step, where the prover's S_{i+1} is the committed end. That end is judged as a
  * tolerance-mode verifier judges the segment (toleranceViolations): the member's wasm replay of the segment from
- * the committed start against the committed end, by the thresholds the job pinned for the pair of runtimes.
+ * the committed start (`replayedEnd`, the state its trace of the last step ends in) against the committed end, by the thresholds the job pinned for the pair of runtimes.
  * Within them the prover is right. Outside them the challenger is, whatever its own S_{i+1}: it disputed an end that
  * the job's own rule rejects (a whistleblower that replayed on the proof's runtime claims that runtime's end, not wasm's).
  *
@@ -20,7 +22,7 @@ import type {DisputeAgentRun, DisputeContext} from './types.js'
  * states there are wasm's, exactly), a prover S_{i+1} that is not the committed end, a proof trained on wasm, or a
  * job that pins no thresholds for the pair (docs/disputes.md, "Cross-runtime disputes").
  */
-export async function judgeCrossRuntimeEnd(agent: DisputeAgentRun, dispute: Dispute, context: DisputeContext): Promise<VoteChoice | undefined> {
+export async function judgeCrossRuntimeEnd(agent: DisputeAgentRun, dispute: Dispute, context: DisputeContext, replayedEnd: Checkpoint): Promise<VoteChoice | undefined> {
   const {spec, manifest, segment, rangeStart} = context
   const start = manifest.checkpoints[segment]
   const end = manifest.checkpoints[segment + 1]
@@ -29,8 +31,9 @@ export async function judgeCrossRuntimeEnd(agent: DisputeAgentRun, dispute: Disp
   if (runtimeIdString(manifest.runtime) === runtimeIdString(wasm)) return undefined
   const {pinned} = await pinnedThresholds({store: agent.store}, {spec, runtimes: [manifest.runtime, wasm]})
   if (!pinned) return undefined
-  const replayed = await stateAtStep({spec, store: agent.store, manifest, segment, step: end.step})
-  const [startState, committed] = await Promise.all([agent.store.get(start.hash), agent.store.get(end.hash)])
-  const violations = toleranceViolations(spec, replayed, decodeCheckpoint(committed), decodeCheckpoint(startState), pinned.thresholds)
+  const limits = checkThresholdsCover(pinned.thresholds, checkpointTensorNames(spec))
+  const [startState, committedBytes] = await Promise.all([agent.store.get(start.hash), agent.store.get(end.hash)])
+  const committed = decodeCheckpoint(committedBytes)
+  const violations = toleranceViolations(replayedEnd, committed, parameterDistances(replayedEnd, committed, decodeCheckpoint(startState)), limits)
   return violations.length === 0 ? 'prover' : 'challenger'
 }

@@ -34,7 +34,7 @@ export async function judgeDispute(agent: DisputeAgentRun, dispute: Dispute): Pr
       if (trace.graphHash !== dispute.proverHeader.graphHash || trace.finalCommitment !== dispute.proverHeader.finalCommitment) return 'neither'
       const exact = pick(trace.nextStateHash, dispute.proverNext, dispute.challengerNext)
       if (exact === 'prover') return exact
-      return (await judgeCrossRuntimeEnd(agent, dispute, context)) ?? exact
+      return (await judgeCrossRuntimeEnd(agent, dispute, context, trace.nextState)) ?? exact
     }
     case 'None':
       return 'neither'
