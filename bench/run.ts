@@ -7,7 +7,7 @@
 import os from 'node:os'
 
 import {benchBackends} from './backends.js'
-import {benchDevnet} from './devnet.js'
+import {benchDevnet, phasesOf} from './devnet.js'
 import {benchProofOverhead} from './proofOverhead.js'
 import {benchTraining} from './training.js'
 
@@ -35,6 +35,8 @@ console.log(`contracts deployed      ${devnet.contractsDeployed.toFixed(1).padSt
 console.log(`actors ready            ${devnet.actorsReady.toFixed(1).padStart(6)}`)
 console.log(`first task settled      ${devnet.firstSettled.toFixed(1).padStart(6)}`)
 console.log(`exited with the report  ${devnet.exited.toFixed(1).padStart(6)}`)
+console.log("the first task's time to settlement (issue 20's target: 10 s in all), by phase:")
+for (const [phase, seconds] of phasesOf(devnet)) console.log(`  ${phase.padEnd(46)} ${seconds === undefined ? '     -' : seconds.toFixed(1).padStart(6)}`)
 // Issue 18's yardstick: an honest task's whole lifecycle (submit, claim, commit, verify, settle) in at most 400k gas.
 const perTask = (gas: string) => (devnet.gas.settledTasks === 0 ? 0n : BigInt(gas) / BigInt(devnet.gas.settledTasks))
 console.log(`gas per phase, per settled task (${devnet.gas.settledTasks} settled; target for the honest lifecycle: 400,000 in all)`)
