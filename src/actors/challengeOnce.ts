@@ -15,13 +15,13 @@ import type {Task, TaskStatus} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {commitAndOpen, openWhenDue} from './commitAndOpen.js'
 import {seededRandom} from '../random/seededRandom.js'
-import {recheckTask} from './recheckTask.js'
+import {type RecheckOptions, recheckTask} from './recheckTask.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
 import {sleep} from '../util/sleep.js'
 
 export type ChallengeOnceEvent =
-  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
+  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; hashMatch: boolean; seconds: number}
   | {type: 'committed'; taskId: bigint; index: bigint; gasUsed: bigint}
   | {type: 'challenged'; taskId: bigint; segment: number; claimedEndHash: Hex; index: bigint; gasUsed: bigint}
   | {type: 'settle'; taskId: bigint; gasUsed: bigint; outcome: SettleReport['outcome']}
@@ -33,6 +33,8 @@ export type ChallengeOnceOptions = {
   /** After challenging, play the dispute and pump settle until the challenge is decided. */
   wait?: boolean | undefined
   segmentsToCheck?: number | undefined
+  /** Replays a proof this machine cannot replay bit for bit within its job's pinned thresholds (recheckTask). */
+  tolerance?: RecheckOptions['tolerance']
   /** Seeds which segments it replays when there are more than 8 (default: random). */
   seed?: Hex | undefined
   pollMs?: number | undefined
@@ -78,10 +80,11 @@ export async function challengeOnce(options: ChallengeOnceOptions): Promise<Chal
 
   const recheck = await recheckTask(connection, task, {
     segmentsToCheck: options.segmentsToCheck,
+    tolerance: options.tolerance,
     random: seededRandom(options.seed),
     signal,
     onSegment: (replay: SegmentReplay) =>
-      emit({type: 'segment', taskId, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.hashMatch, seconds: replay.seconds}),
+      emit({type: 'segment', taskId, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.match, hashMatch: replay.hashMatch, seconds: replay.seconds}),
   })
   if (recheck.skipped) throw new BaseError(`task ${taskId}: ${recheck.skipped}`)
   const result: ChallengeOnceResult = {taskId: taskId.toString(), checked: recheck.checked, mismatch: recheck.mismatch !== undefined, challenged: false}

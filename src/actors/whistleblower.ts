@@ -12,7 +12,7 @@ import {listTasks} from '../protocol/listTasks.js'
 import type {Task} from '../protocol/types.js'
 import type {BlobStore} from '../store/types.js'
 import {chainTime} from './chainTime.js'
-import {recheckTask} from './recheckTask.js'
+import {type RecheckOptions, recheckTask} from './recheckTask.js'
 import {seededRandom} from '../random/seededRandom.js'
 import {pumpExpire, pumpSettle, type SettleReport} from './runRoleLoop.js'
 import {loopPollMs} from './loopPollMs.js'
@@ -26,7 +26,7 @@ export type WhistleblowerEvent =
   | {type: 'ready'; address: Hex; strategy: WhistleblowerStrategy}
   | MembershipEvent
   | {type: 'checking'; taskId: bigint}
-  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; seconds: number}
+  | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; hashMatch: boolean; seconds: number}
   | {type: 'clean'; taskId: bigint; segments: number[]}
   | {type: 'skipped'; taskId: bigint; reason: string}
   /** It committed to a challenge (the claim stays hidden until it opens it in the open window). */
@@ -53,6 +53,11 @@ export type WhistleblowerOptions = {
   checkCost?: bigint | undefined
   /** Segments replayed per task when a proof has more than 8 (default 2). */
   segmentsToCheck?: number | undefined
+  /**
+   * Re-checks a proof it cannot replay bit for bit (a GPU's, on a machine without that GPU) on this backend, within
+   * the thresholds its job pins for the two runtimes; without it such a proof is skipped (recheckTask).
+   */
+  tolerance?: RecheckOptions['tolerance']
   /** `griefer` challenges correct work with made-up hashes, without replaying anything. */
   strategy?: WhistleblowerStrategy | undefined
   signal?: AbortSignal | undefined
@@ -183,10 +188,11 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     } else {
       const result = await recheckTask({store: options.store ?? connection.store}, task, {
         segmentsToCheck: options.segmentsToCheck,
+        tolerance: options.tolerance,
         random,
         signal,
         onSegment: (replay: SegmentReplay) =>
-          emit({type: 'segment', taskId: task.id, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.hashMatch, seconds: replay.seconds}),
+          emit({type: 'segment', taskId: task.id, segment: replay.segment, startStep: replay.startStep, endStep: replay.endStep, match: replay.match, hashMatch: replay.hashMatch, seconds: replay.seconds}),
       })
       if (result.skipped) {
         emit({type: 'skipped', taskId: task.id, reason: result.skipped})

@@ -19,11 +19,12 @@ import {withInterrupt} from '../ui/withInterrupt.js'
 export default class Challenge extends BaseCommand {
   static override summary = 'Act as a whistleblower: re-check accepted verdicts in their challenge window and challenge a wrong proof.'
   static override description =
-    'Registers as a whistleblower and stakes one challenge deposit if needed. --task ID re-checks that task now: it replays its segments (all of them up to 8, else --segments random ones) in exact mode on the proof\'s runtime and, at the first end hash that differs from the committed checkpoint, challenges it with the hash its replay gave: it commits to the claim in the challenge window (only a hash goes on chain, so nobody can copy it), waits for the window to close and opens it (a rerun after a crash in between reads its commitment back from the chain and opens it); --wait then plays the pinpoint dispute (docs/disputes.md) and pumps settle until the market applied the outcome. --loop plays the litepaper strategy: it joins the active whistleblowers while fewer than --max-active are, checks a random accepted task in its challenge window, challenges on a mismatch, plays its disputes and leaves when the count rises above --max-active. With --json, --loop prints each event as one JSON line.'
+    'Registers as a whistleblower and stakes one challenge deposit if needed. --task ID re-checks that task now: it replays its segments (all of them up to 8, else --segments random ones) in exact mode on the proof\'s runtime (with --mode tolerance, on wasm, and a proof made elsewhere, such as on a GPU this machine lacks, is judged within the thresholds its job pins for the two runtimes) and, at the first end hash that differs from the committed checkpoint (or end beyond those thresholds), challenges it with the hash its replay gave: it commits to the claim in the challenge window (only a hash goes on chain, so nobody can copy it), waits for the window to close and opens it (a rerun after a crash in between reads its commitment back from the chain and opens it); --wait then plays the pinpoint dispute (docs/disputes.md) and pumps settle until the market applied the outcome. --loop plays the litepaper strategy: it joins the active whistleblowers while fewer than --max-active are, checks a random accepted task in its challenge window, challenges on a mismatch, plays its disputes and leaves when the count rises above --max-active. With --json, --loop prints each event as one JSON line.'
   static override examples = [
     {description: 'Re-check task 3 now and challenge it if a segment does not replay', command: '<%= config.bin %> <%= command.id %> --task 3 --account 6'},
     {description: 'The same, then play the dispute to its outcome', command: '<%= config.bin %> <%= command.id %> --task 3 --account 6 --wait'},
     {description: 'Watch the market as one of at most 2 active whistleblowers', command: '<%= config.bin %> <%= command.id %> --loop --max-active 2 --account 6'},
+    {description: 'Re-check on wasm, proofs trained on a GPU included, within their jobs\' pinned thresholds', command: '<%= config.bin %> <%= command.id %> --loop --mode tolerance --account 6'},
     {description: 'Play a griefer that challenges correct work (it loses its deposit)', command: '<%= config.bin %> <%= command.id %> --loop --strategy griefer --account 7 --json'},
   ]
   static override flags = {
@@ -43,8 +44,14 @@ export default class Challenge extends BaseCommand {
       default: 'honest',
     }),
     segments: Flags.integer({description: 'Segments replayed per task when its proof has more than 8.', min: 1, default: 2}),
+    mode: Flags.string({
+      description:
+        "exact: re-check on the proof's runtime, bit for bit, and skip a proof whose runtime is not here. tolerance: re-check on wasm, as a tolerance-mode verifier does: bit for bit a proof made on wasm, and a proof made elsewhere (a GPU's) within the thresholds its job pins for the two runtimes (skipped when the job pins none).",
+      options: ['exact', 'tolerance'],
+      default: 'exact',
+    }),
     backend: Flags.string({
-      description: 'Backend for replays. Re-checks replay exactly on the proof\'s runtime and disputes always re-execute on wasm, the reproducible runtime, so wasm is the only choice.',
+      description: 'Backend for replays. Re-checks replay exactly on the proof\'s runtime (or, with --mode tolerance, on this backend) and disputes always re-execute on wasm, the reproducible runtime, so wasm is the only choice.',
       options: ['wasm'],
       default: 'wasm',
     }),
@@ -65,6 +72,7 @@ export default class Challenge extends BaseCommand {
     if (json && flags.loop) this.emitJsonLine({role: 'whistleblower', type: 'backend', runtime})
     else if (!json) this.log(`backend ${runtime}`)
 
+    const tolerance = flags.mode === 'tolerance' ? {backend: 'wasm' as const} : undefined
     const status = createWaitStatus({enabled: !json, readBlock: () => connection.publicClient.getBlockNumber({cacheTime: 0})})
     if (taskId !== undefined) {
       const result = await withInterrupt((signal) =>
@@ -73,6 +81,7 @@ export default class Challenge extends BaseCommand {
           taskId,
           wait: flags.wait,
           segmentsToCheck: flags.segments,
+          tolerance,
           seed: flags.seed,
           signal,
           // Progress is one line per replayed segment and per dispute move (none with --json: stdout is the result).
@@ -95,6 +104,7 @@ export default class Challenge extends BaseCommand {
         maxActive: flags['max-active'],
         checkCost,
         segmentsToCheck: flags.segments,
+        tolerance,
         strategy: flags.strategy as WhistleblowerStrategy,
         seed: flags.seed,
         signal,

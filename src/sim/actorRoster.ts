@@ -55,8 +55,8 @@ export function actorRoster(scenario: ResolvedScenario, accounts: readonly Devne
     roster.push({account, role: 'verifier', name: nameFor(strategy === 'honest' ? 'verifier' : `${strategy}-verifier`), strategy, args, backend})
   }
   for (const [position, account] of whistleblowers.entries()) {
-    const {strategy, maxActive, checkCost} = scenario.actors.whistleblowers[position]!
-    const args = ['challenge', '--loop', '--strategy', strategy, '--max-active', String(maxActive), '--check-cost', checkCost]
+    const {strategy, maxActive, checkCost, mode} = scenario.actors.whistleblowers[position]!
+    const args = ['challenge', '--loop', '--strategy', strategy, '--max-active', String(maxActive), '--check-cost', checkCost, '--mode', mode]
     roster.push({account, role: 'whistleblower', name: nameFor(strategy === 'honest' ? 'whistleblower' : strategy), strategy, args})
   }
   // A seeded run hands each actor a seed of its own, from the run's seed and its name (docs/scenarios.md, "Seeds").

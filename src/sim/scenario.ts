@@ -64,6 +64,11 @@ const whistleblowerSchema = z.strictObject({
   maxActive: z.number().int().min(1).max(50).default(3).describe('it re-checks while fewer whistleblowers than this are active on a task'),
   /** Its cost to re-check a task (ETH): it joins only while its share of the expected jackpot covers it (docs/economics.md). */
   checkCost: ether.default('0').describe('ETH a re-check costs it: it joins while its share of the expected jackpot covers that, leaves when it does not'),
+  /** exact: re-checks bit for bit on the proof's runtime; tolerance: a proof it cannot replay so (a GPU's) on wasm within the job's pinned thresholds. */
+  mode: z
+    .enum(['exact', 'tolerance'])
+    .default('exact')
+    .describe("exact re-checks bit for bit on the proof's runtime and skips a proof whose runtime it lacks; tolerance replays such a proof on wasm within the thresholds of the profile the job pins"),
 })
 export type ScenarioWhistleblower = z.infer<typeof whistleblowerSchema>
 
@@ -101,7 +106,7 @@ export const scenarioSchema = z.strictObject({
       /** A count of honest solvers, or one entry per solver with its strategy (docs/adversaries.md). */
       solvers: actorList(solverSchema, () => ({...honestSolver}), 2).describe('a count of honest solvers, or one entry per solver'),
       verifiers: actorList(verifierSchema, () => ({...honestVerifier, colludeWith: []}), 2).describe('a count of honest verifiers, or one entry per verifier'),
-      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3, checkCost: '0'}), 0).describe('a count of honest whistleblowers, or one entry per whistleblower'),
+      whistleblowers: actorList(whistleblowerSchema, () => ({strategy: 'honest' as const, maxActive: 3, checkCost: '0', mode: 'exact' as const}), 0).describe('a count of honest whistleblowers, or one entry per whistleblower'),
     })
     .describe('the actors per role; each runs as its own gensyn process')
     .default({

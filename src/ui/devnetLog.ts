@@ -69,6 +69,8 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
       return `${task}: training ${event.step}/${event.steps}, loss ${Number(event.loss).toFixed(4)}`
     }
     case 'committed':
+      // A whistleblower's commitment to a challenge carries no checkpoints, a solver's commit does.
+      if (event.checkpoints === undefined) return `${task}: committed to a challenge (hidden until the window closes)`
       return `${task}: committed ${event.checkpoints} checkpoints${event.totalSteps === undefined ? '' : ` (${String(event.totalSteps)} steps)`} in ${Number(event.trainingSeconds).toFixed(1)} s (runtime ${String(event.runtime)})`
     case 'segment':
       return `${task}: segment ${event.segment} steps ${event.startStep}-${event.endStep} ${segmentOutcome(event)}`
@@ -84,8 +86,6 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
       return `${task}: revealed the forced error (honest proof ${String(event.honestRoot).slice(0, 10)}…)`
     case 'rejection-disputed':
       return `${task}: disputes the rejection of segment ${String(event.segment)}`
-    case 'committed':
-      return `${task}: committed to a challenge (hidden until the window closes)`
     case 'challenged':
       return `${task}: CHALLENGED segment ${String(event.segment)} (replay ${String(event.claimedEndHash).slice(0, 10)}…)`
     case 'joined':

@@ -11,7 +11,7 @@ import type {VerificationReport} from '../../src/pol/verifyProof.js'
 import {createLocalStore} from '../../src/store/createLocalStore.js'
 import {runGensyn} from '../helpers/cli.js'
 
-type Report = {ok: boolean; failures: string[]; tasks: {verdict: string; testAccuracy: number | null; rejections: {solver: string; slashed: string}[]}[]; conservation: {ok: boolean}}
+type Report = {ok: boolean; failures: string[]; disputes: {prover: string; challenger: string; outcome: string; reason: string; question: string}[]; tasks: {verdict: string; testAccuracy: number | null; rejections: {solver: string; slashed: string}[]}[]; conservation: {ok: boolean}}
 type Verdict = {type: 'verdict'; accepted: boolean; reportHash: Hex}
 
 /**
@@ -31,15 +31,18 @@ async function settleScenario(name: string, stateDir: string): Promise<Report> {
 
 type SegmentEvent = {type: 'segment'; match: boolean; hashMatch: boolean}
 
-/** Every JSON event the verifiers printed, from their logs. */
-async function verifierEvents(stateDir: string): Promise<{type?: string}[]> {
+/** Every JSON event the devnet processes whose names start with `prefix` printed, from their logs. */
+async function eventsOf(stateDir: string, prefix: string): Promise<{type?: string}[]> {
   const logs = path.join(stateDir, 'logs')
   const out: {type?: string}[] = []
-  for (const file of (await readdir(logs)).filter((name) => name.startsWith('verifier-'))) {
+  for (const file of (await readdir(logs)).filter((name) => name.startsWith(prefix))) {
     for (const line of (await readFile(path.join(logs, file), 'utf8')).split('\n')) if (line.startsWith('{')) out.push(JSON.parse(line) as {type?: string})
   }
   return out
 }
+
+/** Every JSON event the verifiers printed, from their logs. */
+const verifierEvents = (stateDir: string) => eventsOf(stateDir, 'verifier-')
 
 /** The last JSON object a devnet process (`<stateDir>/logs/<name>.log`) printed. */
 async function lastJson<T>(stateDir: string, name: string): Promise<T> {
@@ -101,5 +104,23 @@ describe('devnet with solvers on webgpu and verifiers on wasm (tolerance mode)',
     const rejected = await createLocalStore(path.join(stateDir, 'store')).getJson<VerificationReport>(posted.find((verdict) => !verdict.accepted)!.reportHash)
     assert.equal(rejected.mode, 'tolerance')
     assert.ok(rejected.segments.some((segment) => (segment.violations ?? []).length > 0))
+  })
+
+  it('gpu-colluding: a wasm whistleblower in tolerance mode catches a webgpu cheater its colluding verifier passed, and wins the dispute over the webgpu proof', async () => {
+    // the scenario's expectations (in report.ok) hold too: cheater-1 and colluding-verifier-1 slashed, a dispute won by the challenger
+    const report = await settleScenario('gpu-colluding', stateDir)
+    assert.equal(report.conservation.ok, true)
+    const events = await eventsOf(stateDir, 'whistleblower-1')
+    const segments = events.filter((event): event is SegmentEvent => event.type === 'segment')
+    // its first replay is of the cheater's proof: on wasm, beyond the thresholds the job pinned for webgpu against wasm
+    assert.deepEqual([segments[0]?.match, segments[0]?.hashMatch], [false, false])
+    assert.equal(events.filter((event) => event.type === 'challenged').length, 1)
+    assert.equal(events.some((event) => event.type === 'skipped'), false, 'it re-checked the webgpu proofs instead of skipping them')
+    // both parties posted wasm states from the committed start, so the game isolated the segment's last step and the
+    // committee judged the committed end by the job's webgpu + wasm thresholds (docs/disputes.md, "Cross-runtime disputes")
+    assert.deepEqual(
+      report.disputes.map((dispute) => [dispute.prover, dispute.challenger, dispute.outcome, dispute.reason, dispute.question]),
+      [['cheater-1', 'whistleblower-1', 'ChallengerWon', 'Committee', 'StateAssembly']],
+    )
   })
 })

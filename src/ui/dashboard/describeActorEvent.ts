@@ -46,6 +46,8 @@ export function describeActorEvent(role: string, event: Record<string, unknown>)
     case 'coin':
       return event.forced ? {feed: {kind: 'jackpot', text: `${task}: forced error drawn, committing a wrong proof`}} : {}
     case 'committed':
+      // A whistleblower's commitment to a challenge has the same type as a solver's commit of its proof.
+      if (role === 'whistleblower') return {activity: `committed a challenge of ${task}`}
       return {
         activity: `committed ${task}, awaiting verdict`,
         progress: null,
@@ -65,8 +67,6 @@ export function describeActorEvent(role: string, event: Record<string, unknown>)
       return {activity: `re-checking ${task}`}
     case 'clean':
       return {activity: `${task} checked: clean`}
-    case 'committed':
-      return {activity: `committed a challenge of ${task}`}
     case 'challenged':
       return {activity: `challenged ${task}`, feed: {kind: 'challenge', text: `CHALLENGED ${task}, segment ${String(event.segment)}`}}
     case 'rejection-disputed':
