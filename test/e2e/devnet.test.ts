@@ -261,8 +261,11 @@ describe('gensyn devnet up (real anvil, real actor processes, real training)', f
   it('a scenario with durationSeconds stops by itself, reports, and is judged: an unsettled task fails allSettled', async () => {
     const scenario = path.join(stateDir, 'short.yaml')
     const smoke = await readFile(path.join(repoRoot, 'fixtures/scenarios/smoke.yaml'), 'utf8')
-    // Five seconds: the actors have barely started, so the smoke job cannot have settled.
-    await writeFile(scenario, `${smoke.replace('../jobs/smoke-mlp.yaml', path.join(repoRoot, 'fixtures/jobs/smoke-mlp.yaml'))}durationSeconds: 5\n`)
+    // Five seconds, and a challenge window of 60 s after the verdict: the smoke job cannot have settled, however fast
+    // the machine (on an idle one, smoke itself settles in under 5 s).
+    assert.match(smoke, /challengeWindow: 3\b/)
+    const unsettleable = smoke.replace('../jobs/smoke-mlp.yaml', path.join(repoRoot, 'fixtures/jobs/smoke-mlp.yaml')).replace(/challengeWindow: 3\b/, 'challengeWindow: 600')
+    await writeFile(scenario, `${unsettleable}durationSeconds: 5\n`)
     const run = await runGensyn(['devnet', 'up', '--scenario', scenario, '--json', '--state-dir', stateDir])
     assert.equal(run.exitCode, 1, String(run.stderr))
     const report = lastJsonLine<Report>(String(run.stdout))
