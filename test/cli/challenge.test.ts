@@ -35,7 +35,9 @@ describe('gensyn challenge and gensyn disputes (real processes, real anvil)', fu
 
   before(async () => {
     const roles = {submitters: 1, solvers: 1, verifiers: 1, whistleblowers: 1}
-    devnet = await startLocalDevnet(roles, 0, {config: {forcedErrorBps: 0, challengeWindowBlocks: 50n, revealWindowBlocks: 1n}})
+    // An open window of 10 blocks (2 s at the tests' 200 ms miner): the default 3 (0.6 s) was missed by a CLI
+    // process polling for it on a loaded machine (three mocha workers on 2 cores).
+    devnet = await startLocalDevnet(roles, 0, {config: {forcedErrorBps: 0, challengeWindowBlocks: 50n, openWindowBlocks: 10n, revealWindowBlocks: 1n}})
   })
   after(() => devnet?.stop())
 
