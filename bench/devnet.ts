@@ -14,7 +14,7 @@ import type {GasByPhase} from '../src/sim/report/types.js'
 export type DevnetGas = {phases: GasByPhase; settledTasks: number}
 
 /** Seconds since `devnet up` started at which the run's first task reached each step of its life. */
-export type TaskMilestones = {claimed: number; committed: number; verificationClaimed: number; verdict: number; settled: number}
+export type TaskMilestones = {claimed: number; committed: number; verdict: number; settled: number}
 
 export type DevnetTimings = {
   scenario: string
@@ -28,12 +28,12 @@ export type DevnetTimings = {
 }
 
 /** The lines of `devnet up` (an actor's name, then `task N: ...`) that mark each milestone of a task. */
+const settledLine = /\btask (\d+): (Settled|settled)/
 const milestoneLines: [keyof TaskMilestones, RegExp][] = [
   ['claimed', /\btask (\d+): claimed at\b/],
   ['committed', /\btask (\d+): committed \d+ checkpoints/],
-  ['verificationClaimed', /\btask (\d+): verification claimed/],
   ['verdict', /\btask (\d+): verdict /],
-  ['settled', /\btask (\d+): (Settled|settled)/],
+  ['settled', settledLine],
 ]
 
 /**
@@ -85,7 +85,7 @@ export async function benchDevnet(scenario = 'fixtures/scenarios/smoke.yaml', ro
       const ready = /^(\S+)\s+ready as/.exec(line)
       if (ready?.[1]) readyActors.add(ready[1])
       if (marks.actorsReady === undefined && readyActors.size >= 2 && [...readyActors].some((name) => name.startsWith('verifier'))) marks.actorsReady = since()
-      if (marks.firstSettled === undefined && /task \d+: (Settled|settled)/.test(line)) marks.firstSettled = since()
+      if (marks.firstSettled === undefined && settledLine.test(line)) marks.firstSettled = since()
       // The first task is the first one claimed; its later milestones are read for the same task id.
       for (const [milestone, pattern] of milestoneLines) {
         const task = pattern.exec(line)?.[1]

@@ -33,7 +33,7 @@ export type ChallengeOnceOptions = {
   /** After challenging, play the dispute and pump settle until the challenge is decided. */
   wait?: boolean | undefined
   segmentsToCheck?: number | undefined
-  /** Replays a proof this machine cannot replay bit for bit within its job's pinned thresholds (recheckTask). */
+  /** Re-checks on this backend as a tolerance-mode verifier does (recheckTask); without it, on the proof's own runtime. */
   tolerance?: RecheckOptions['tolerance']
   /** Seeds which segments it replays when there are more than 8 (default: random). */
   seed?: Hex | undefined

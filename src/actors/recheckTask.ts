@@ -85,9 +85,11 @@ export async function recheckTask(connection: Pick<Connection, 'store'>, task: P
 async function tolerancePlan(connection: Pick<Connection, 'store'>, spec: JobSpec, manifest: ProofManifest, backend: BackendChoice): Promise<ReplayPlan | {skipped: string}> {
   const own = await selectBackend(backend)
   if (sameRuntime(own, manifest.runtime)) return {mode: 'exact'}
-  const {pinned} = await pinnedThresholds(connection, {spec, runtimes: [manifest.runtime, own]})
+  const {pinned, unreadable} = await pinnedThresholds(connection, {spec, runtimes: [manifest.runtime, own]})
   if (pinned) return {mode: 'tolerance', backend, thresholds: pinned.thresholds}
-  return {skipped: `the job pins no thresholds for ${runtimeIdString(manifest.runtime)} against ${runtimeIdString(own)}, this re-check's runtime`}
+  // As a verifier warns of them: a pin the store could not give is why a job that pins the pair looks unpinned.
+  const passedOver = unreadable.map((pin) => `; pinned profile ${pin.profileHash} passed over: ${pin.reason}`).join('')
+  return {skipped: `the job pins no thresholds for ${runtimeIdString(manifest.runtime)} against ${runtimeIdString(own)}, this re-check's runtime${passedOver}`}
 }
 
 /** `k` distinct integers of [0, n), in random order (a partial Fisher-Yates shuffle). */

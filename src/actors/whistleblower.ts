@@ -53,10 +53,7 @@ export type WhistleblowerOptions = {
   checkCost?: bigint | undefined
   /** Segments replayed per task when a proof has more than 8 (default 2). */
   segmentsToCheck?: number | undefined
-  /**
-   * Re-checks a proof it cannot replay bit for bit (a GPU's, on a machine without that GPU) on this backend, within
-   * the thresholds its job pins for the two runtimes; without it such a proof is skipped (recheckTask).
-   */
+  /** Re-checks on this backend as a tolerance-mode verifier does (recheckTask); without it, on each proof's own runtime. */
   tolerance?: RecheckOptions['tolerance']
   /** `griefer` challenges correct work with made-up hashes, without replaying anything. */
   strategy?: WhistleblowerStrategy | undefined

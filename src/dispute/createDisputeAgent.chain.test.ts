@@ -92,7 +92,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     return createDisputeAgent({connection, ...options, onEvent: (event) => log?.push(event)})
   }
 
-  const committeeAgents = () => committee.map((member) => agentFor(member))
+  const committeeAgents = (log?: DisputeAgentEvent[]) => committee.map((member) => agentFor(member, {}, log))
 
   /** The honest whistleblower re-checks the task and challenges the first segment that does not replay. */
   async function honestChallenge(taskId: bigint): Promise<{segment: number}> {
@@ -235,8 +235,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
     // Every agent's events, for the message below: this test once resolved Void in a CI run (2026-11-29, not reproduced
     // in 6 runs of this file since), so a failure says which question, committee and votes it ended on.
     const log: DisputeAgentEvent[] = []
-    const committeeLogged = committee.map((member) => agentFor(member, {}, log))
-    const dispute = await playOut(disputeId, [agentFor(solver, {stance: 'defend'}, log), agentFor(whistleblower, {}, log), ...committeeLogged])
+    const dispute = await playOut(disputeId, [agentFor(solver, {stance: 'defend'}, log), agentFor(whistleblower, {}, log), ...committeeAgents(log)])
     const seats = await committeeOf(submitter, {disputeId})
     const why = () => JSON.stringify({phase: dispute.phase, question: dispute.question, step: String(dispute.step), seats, events: log}, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))
     assert.equal(dispute.outcome, 'ChallengerWon', why())

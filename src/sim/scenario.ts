@@ -64,11 +64,11 @@ const whistleblowerSchema = z.strictObject({
   maxActive: z.number().int().min(1).max(50).default(3).describe('it re-checks while fewer whistleblowers than this are active on a task'),
   /** Its cost to re-check a task (ETH): it joins only while its share of the expected jackpot covers it (docs/economics.md). */
   checkCost: ether.default('0').describe('ETH a re-check costs it: it joins while its share of the expected jackpot covers that, leaves when it does not'),
-  /** exact: re-checks bit for bit on the proof's runtime; tolerance: a proof it cannot replay so (a GPU's) on wasm within the job's pinned thresholds. */
+  /** exact: re-checks bit for bit on the proof's runtime; tolerance: on wasm, a proof made elsewhere (a GPU's) within the job's pinned thresholds. */
   mode: z
     .enum(['exact', 'tolerance'])
     .default('exact')
-    .describe("exact re-checks bit for bit on the proof's runtime and skips a proof whose runtime it lacks; tolerance replays such a proof on wasm within the thresholds of the profile the job pins"),
+    .describe("exact re-checks bit for bit on the proof's runtime and skips a proof whose runtime it lacks; tolerance re-checks on wasm, a proof made elsewhere within the thresholds of the profile the job pins"),
 })
 export type ScenarioWhistleblower = z.infer<typeof whistleblowerSchema>
 

@@ -43,10 +43,10 @@ export type SpawnActorOptions = {
 const runScript = path.join(packageRoot, 'bin', 'run.js')
 
 /**
- * V8's young generation capped at 1 MiB semi-spaces (Node 20's default lets it grow to 16), and one V8 worker thread
- * instead of four (each keeps its own heap pages and stack; a 2-core machine has no use for four): each actor's peak
- * memory fell by 16-38 MiB at 2 MiB semi-spaces, and by about 8 more with these two, for no measurable CPU in an
- * offline solve (docs/benchmarks.md, "Memory per actor process").
+ * V8's young generation capped at 1 MiB semi-spaces (Node 20's default lets it grow to 16), and one V8 background
+ * worker thread instead of Node's default four: each actor's peak memory fell by 16-38 MiB at 2 MiB semi-spaces, and
+ * by 2-11 MiB more with these two, for no measurable CPU in an offline solve (docs/benchmarks.md, "Memory per actor
+ * process"); how the saving splits between the two flags was not measured.
  */
 export const actorNodeFlags = ['--max-semi-space-size=1', '--v8-pool-size=1'] as const
 

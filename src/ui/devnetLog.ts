@@ -31,12 +31,12 @@ export function createDevnetLog(write: (line: string) => void): (event: DevnetEv
     }
     if (event.type === 'actor-crash') return write(`${event.actor.padEnd(12)} ${describeCrash(event.crash)}`)
     if (event.event.type === 'leaving') leaving.add(event.actor)
-    const line = describe(event.event, quarters, event.actor)
+    const line = describe(event.event, quarters, event.actor, event.role)
     if (line) write(`${event.actor.padEnd(12)} ${line}`)
   }
 }
 
-function describe(event: Record<string, unknown>, quarters: Map<string, number>, actor: string): string | undefined {
+function describe(event: Record<string, unknown>, quarters: Map<string, number>, actor: string, role: string): string | undefined {
   const task = `task ${String(event.taskId ?? '?')}`
   switch (event.type) {
     case 'ready':
@@ -69,8 +69,8 @@ function describe(event: Record<string, unknown>, quarters: Map<string, number>,
       return `${task}: training ${event.step}/${event.steps}, loss ${Number(event.loss).toFixed(4)}`
     }
     case 'committed':
-      // A whistleblower's commitment to a challenge carries no checkpoints, a solver's commit does.
-      if (event.checkpoints === undefined) return `${task}: committed to a challenge (hidden until the window closes)`
+      // A whistleblower's commitment to a challenge has the same type as a solver's commit of its proof.
+      if (role === 'whistleblower') return `${task}: committed to a challenge (hidden until the window closes)`
       return `${task}: committed ${event.checkpoints} checkpoints${event.totalSteps === undefined ? '' : ` (${String(event.totalSteps)} steps)`} in ${Number(event.trainingSeconds).toFixed(1)} s (runtime ${String(event.runtime)})`
     case 'segment':
       return `${task}: segment ${event.segment} steps ${event.startStep}-${event.endStep} ${segmentOutcome(event)}`
