@@ -48,7 +48,7 @@ export async function openWhenDue(
 
 async function pollUntilBlock(connection: Pick<SignedConnection, 'publicClient' | 'stallWatch'>, block: bigint, pollMs: number, signal: AbortSignal | undefined): Promise<void> {
   for (;;) {
-    const head = await connection.publicClient.getBlockNumber({cacheTime: 0})
+    const head = await connection.publicClient.getBlockNumber()
     connection.stallWatch?.observe(head)
     if (head >= block || signal?.aborted) return
     await sleep(pollMs, signal)

@@ -44,7 +44,7 @@ export async function submitJob(options: SubmitJobOptions): Promise<SubmitJobRes
   // Pinned profiles, the job's own data set and its given weights go to the store; the spec names them.
   const inputs = await publishJobInputs(connection, spec, read.baseDir, options)
   spec = inputs.spec
-  const fromBlock = await connection.publicClient.getBlockNumber({cacheTime: 0})
+  const fromBlock = await connection.publicClient.getBlockNumber()
   // A private job's data set is mapped (or, resumed, found again) before any task names it.
   const mapped = await mapPrivateData(connection, spec, keysDir, options)
   if (mapped) {

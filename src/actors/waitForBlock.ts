@@ -6,7 +6,7 @@ import {sleep} from '../util/sleep.js'
 export async function waitForBlock(connection: SignedConnection, number: bigint, options: {pollMs?: number | undefined; signal?: AbortSignal | undefined}): Promise<boolean> {
   for (;;) {
     if (options.signal?.aborted) return false
-    const head = await connection.publicClient.getBlockNumber({cacheTime: 0})
+    const head = await connection.publicClient.getBlockNumber()
     connection.stallWatch?.observe(head)
     if (head >= number) return true
     await sleep(loopPollMs(options.pollMs, connection), options.signal)

@@ -42,6 +42,13 @@ describe('createClients', () => {
     assert.equal(await publicClient.getBalance({address: ADDRESS_1}), before + parseEther('1'))
   })
 
+  it('reads the head fresh every time: a block mined a moment ago is seen at once, even with a long polling interval', async () => {
+    const {publicClient} = await createClients({rpcUrl: anvil.rpcUrl, pollingInterval: 60_000})
+    const before = await publicClient.getBlockNumber()
+    await publicClient.request({method: 'evm_mine' as never, params: [] as never})
+    assert.equal(await publicClient.getBlockNumber(), before + 1n)
+  })
+
   it('a given chainId skips the round trip (no endpoint needed)', async () => {
     const clients = await createClients({rpcUrl: 'http://127.0.0.1:9', chainId: 31337, pollingInterval: 50})
     assert.equal(clients.chain.id, 31337)

@@ -67,7 +67,10 @@ export async function createClients(parameters: CreateClientsParameters): Promis
   const chain = chainFor(chainId, rpcUrl)
   const pollingInterval = parameters.pollingInterval ?? (await defaultPollingInterval(createPublicClient({chain, transport: http(rpcUrl, {retryCount: 1})}), rpcUrl))
 
-  const publicClient = createPublicClient({chain, transport, pollingInterval})
+  // cacheTime 0: viem otherwise answers getBlockNumber from a cache as old as the polling interval, and a
+  // head read that late let every dispute agent and the test that drove them miss a committee's draw while
+  // blocks were mined, so the dispute timed out Void (createDisputeAgent.chain.test, 3 of 7 runs).
+  const publicClient = createPublicClient({chain, transport, pollingInterval, cacheTime: 0})
   if (!privateKey) return {chain, publicClient, walletClient: undefined, account: undefined}
   const account = privateKeyToAccount(privateKey)
   const walletClient = createWalletClient({chain, transport, account, pollingInterval})

@@ -73,7 +73,7 @@ export default class Challenge extends BaseCommand {
     else if (!json) this.log(`backend ${runtime}`)
 
     const tolerance = flags.mode === 'tolerance' ? {backend: 'wasm' as const} : undefined
-    const status = createWaitStatus({enabled: !json, readBlock: () => connection.publicClient.getBlockNumber({cacheTime: 0})})
+    const status = createWaitStatus({enabled: !json, readBlock: () => connection.publicClient.getBlockNumber()})
     if (taskId !== undefined) {
       const result = await withInterrupt((signal) =>
         challengeOnce({

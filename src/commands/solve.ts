@@ -76,7 +76,7 @@ export default class Solve extends BaseCommand {
     if (flags.ask !== undefined) parseAsk(flags.ask)
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
     let bar: Progress | undefined
-    const status = createWaitStatus({enabled: !flags.json, readBlock: () => connection.publicClient.getBlockNumber({cacheTime: 0})})
+    const status = createWaitStatus({enabled: !flags.json, readBlock: () => connection.publicClient.getBlockNumber()})
     const onEvent = (event: SolverEvent) => {
       if (flags.json) return this.emitJsonLine({role: 'solver', ...event})
       describe(event)

@@ -101,7 +101,7 @@ export default class Verify extends BaseCommand {
     }
     const colludeWith = collusionPartners(flags.strategy, flags['collude-with'])
     const connection = requireSigner(await connect(connectOptionsFrom(flags, true)))
-    const status = createWaitStatus({enabled: !flags.json, readBlock: () => connection.publicClient.getBlockNumber({cacheTime: 0})})
+    const status = createWaitStatus({enabled: !flags.json, readBlock: () => connection.publicClient.getBlockNumber()})
     const onEvent = (event: VerifierEvent) => {
       if (flags.json) return this.emitJsonLine({role: 'verifier', ...event})
       describe(event)

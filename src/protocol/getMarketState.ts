@@ -27,7 +27,7 @@ export type GetMarketStateErrorType = ContractRevertError | ChainError
 export async function getMarketState(connection: Pick<Connection, 'publicClient' | 'contracts'>, {blockNumber}: GetMarketStateParameters = {}): Promise<GetMarketStateReturnType> {
   try {
     const address = await bookAddress(connection)
-    const at = blockNumber ?? (await connection.publicClient.getBlockNumber({cacheTime: 0}))
+    const at = blockNumber ?? (await connection.publicClient.getBlockNumber())
     const read = (functionName: 'currentPrice' | 'demand' | 'capacity') =>
       connection.publicClient.readContract({address, abi: solverBookAbi, functionName, blockNumber: at})
     const window = connection.publicClient.readContract({address, abi: solverBookAbi, functionName: 'utilizationWindow', blockNumber: at})

@@ -26,6 +26,6 @@ export function startMiner(connection: Chain, ms: number): () => Promise<void> {
 
 /** Mines until the head is at `block` or later: what `commitAndOpen` waits for, on an automining anvil. */
 export async function mineTo(connection: Chain, block: bigint): Promise<void> {
-  const head = await connection.publicClient.getBlockNumber({cacheTime: 0})
+  const head = await connection.publicClient.getBlockNumber()
   if (block > head) await mine(connection, Number(block - head))
 }

@@ -42,7 +42,7 @@ async function seedForCommit(run: SolverRun, task: Task): Promise<Hex | undefine
   const fixed = (await getTask(connection, {taskId: task.id})).seed
   if (fixed !== zeroHash) return fixed
   const seedBlock = task.claimBlock + 1n
-  const latest = await connection.publicClient.getBlockNumber({cacheTime: 0})
+  const latest = await connection.publicClient.getBlockNumber()
   if (latest + 4n <= seedBlock + 256n) return (await connection.publicClient.getBlock({blockNumber: seedBlock})).hash
   warnOnce(run, task.id, `the seed block ${seedBlock} is more than 256 blocks old and its hash was never recorded: the commit is impossible, the claim will time out`)
   return undefined

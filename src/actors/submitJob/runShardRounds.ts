@@ -42,7 +42,7 @@ export async function runShardRounds(
   const adoptable = [...(options.taskIds ?? [])]
   let start: Hex | undefined
   for (let round = 0; round < rounds && !options.signal?.aborted; round++) {
-    const now = await connection.publicClient.getBlockNumber({cacheTime: 0})
+    const now = await connection.publicClient.getBlockNumber()
     const {tasks: posted, fromBlock} = await postRound(connection, roundTaskSpecs(spec, round, start), rounds, adoptable, now, options)
     const followed = await followToSettlement(connection, posted, fromBlock, options)
     result.tasks.push(...posted)

@@ -46,7 +46,7 @@ export async function rebuildReport(stateDir: string): Promise<DevnetReport> {
 
 /** The first block at which the market exists: the contracts' balances and counters read from there. */
 async function firstDeployedBlock(connection: Connection, deployBlock: bigint): Promise<bigint> {
-  const head = await connection.publicClient.getBlockNumber({cacheTime: 0})
+  const head = await connection.publicClient.getBlockNumber()
   for (let block = deployBlock; block <= head; block++) {
     const code = await connection.publicClient.getCode({address: connection.contracts.market, blockNumber: block})
     if (code !== undefined && code !== '0x') return block

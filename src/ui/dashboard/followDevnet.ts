@@ -59,7 +59,7 @@ export function followDevnet(state: DashboardState, changed: () => void, pollMs 
       } else {
         await devnet.pause()
         if (state.mode === 'pausing') state.mode = devnet.paused ? 'paused' : 'running'
-        const head = await devnet.connection?.publicClient.getBlockNumber({cacheTime: 0}).catch(() => undefined)
+        const head = await devnet.connection?.publicClient.getBlockNumber().catch(() => undefined)
         if (devnet.paused) note(`paused: mining stopped at block ${head ?? '?'}, actors stopped (SIGSTOP)`)
       }
     } catch (error) {
