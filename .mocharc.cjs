@@ -11,6 +11,8 @@ module.exports = {
   timeout: 120000,
   exit: true,
   parallel: true,
-  jobs: 2,
+  // Three files at a time on 2 cores: the devnet files wait on blocks and actor processes about as long as they
+  // compute, so a third worker fills that time (docs/testing.md, "Times").
+  jobs: 3,
   ...(namesFiles ? {} : {spec: specFor(__dirname, process.env.GENSYN_TEST_TIER)}),
 }
