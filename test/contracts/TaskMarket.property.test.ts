@@ -262,6 +262,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         bookCapacity: bigint
         listedCapacity: bigint
         verifierListMismatch: Address
+        price: bigint
       }>
     }
 
@@ -289,9 +290,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       )
       assert.equal(r.bookCapacity, r.listedCapacity, `${where}: the book's capacity is not the sum of the listed offers`)
       assert.equal(getAddress(r.verifierListMismatch), zeroAddress, `${where}: ${r.verifierListMismatch} is listed without the stake, or staked and not listed`)
-      const price = (await read(ctx.system.book, solverBookAbi, 'currentPrice', [])) as bigint
       const {priceFloor, priceCeiling} = this.marketParams
-      assert.ok(price >= priceFloor && price <= priceCeiling, `${where}: price ${price} outside [${priceFloor}, ${priceCeiling}]`)
+      assert.ok(r.price >= priceFloor && r.price <= priceCeiling, `${where}: price ${r.price} outside [${priceFloor}, ${priceCeiling}]`)
     }
 
     // ---------------------------------------------------------------- sending
