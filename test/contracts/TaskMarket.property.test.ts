@@ -125,7 +125,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
   })
 
   function rpc<T = unknown>(method: string, params: unknown[]): Promise<T> {
-    return ctx.publicClient.request({method, params} as never) as Promise<T>
+    return ctx.serialClient.request({method, params} as never) as Promise<T>
   }
 
   it(`keeps every wei, every lock and every payout straight over ${RUNS} random sequences`, async () => {
@@ -763,6 +763,6 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
   }
 
   function read<const abi extends Abi>(address: Address, abi: abi, functionName: string, args: readonly unknown[]): Promise<any> {
-    return ctx.publicClient.readContract({address, abi, functionName, args} as never)
+    return ctx.serialClient.readContract({address, abi, functionName, args} as never)
   }
 })
