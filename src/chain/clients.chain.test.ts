@@ -5,6 +5,7 @@ import {parseEther} from 'viem'
 import {type Anvil, createAnvil} from './anvil.js'
 import {chainFor, createClients} from './clients.js'
 import {ChainUnreachableError} from './errors.js'
+import {mine} from '../../test/helpers/mining.js'
 import {waitForReceipt} from './waitForReceipt.js'
 
 // anvil's first two dev accounts (mnemonic `test test ... junk`).
@@ -45,7 +46,7 @@ describe('createClients', () => {
   it('reads the head fresh every time: a block mined a moment ago is seen at once, even with a long polling interval', async () => {
     const {publicClient} = await createClients({rpcUrl: anvil.rpcUrl, pollingInterval: 60_000})
     const before = await publicClient.getBlockNumber()
-    await publicClient.request({method: 'evm_mine' as never, params: [] as never})
+    await mine({publicClient})
     assert.equal(await publicClient.getBlockNumber(), before + 1n)
   })
 

@@ -21,6 +21,7 @@ import {settleTask} from '../protocol/marketActions.js'
 import {checkpointHash} from '../ml/checkpoint/checkpointHash.js'
 import {encodeCheckpoint} from '../ml/checkpoint/encodeCheckpoint.js'
 import {profileJob} from '../pol/profile/profileJob.js'
+import {jsonReplacer} from '../ui/baseCommand.js'
 import {packageRoot} from '../util/packageRoot.js'
 import {acceptedTask as acceptTask, mine as mineBlocks} from '../../test/helpers/acceptedTask.js'
 import {mineTo} from '../../test/helpers/mining.js'
@@ -105,8 +106,7 @@ describe('createDisputeAgent: pinpoint disputes played to the end (real anvil, r
   })
   afterEach(function () {
     if (this.currentTest?.state !== 'failed') return
-    const text = (value: unknown) => JSON.stringify(value, (_key, field: unknown) => (typeof field === 'bigint' ? String(field) : field))
-    console.error(`  the failed test's dispute trail:\n${trail.map((entry) => `    ${text(entry)}`).join('\n')}`)
+    console.error(`  the failed test's dispute trail:\n${trail.map((entry) => `    ${JSON.stringify(entry, jsonReplacer)}`).join('\n')}`)
   })
   const names = () => new Map([[solver, 'solver'], [whistleblower, 'whistleblower'], ...committee.map((member, k) => [member, `member-${k + 1}`] as const)])
 
