@@ -11,6 +11,8 @@ import {RpcGaveUpError} from './errors.js'
 import {getLogsPaged, isRangeTooLarge} from './getLogsPaged.js'
 import {waitForReceipt} from './waitForReceipt.js'
 
+/** anvil's first dev account, the address of KEY_0. */
+const ACCOUNT_0 = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
 const KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 /** Init code that deploys `PUSH1 0 PUSH1 0 LOG0 STOP`: every call to it emits one empty log. */
 const LOGGER_BYTECODE: Hex = '0x6006600c60003960066000f360006000a000'
@@ -124,6 +126,27 @@ describe('RPC faults: paged log reads, retries with backoff, a stalled chain (re
       const {publicClient} = await createClients({rpcUrl: proxy.url, chainId: anvil.chainId})
       await assert.rejects(publicClient.call({to: '0x0000000000000000000000000000000000000001', data: '0x'}))
       assert.equal(proxy.seen.filter((request) => request.method === 'eth_call').length, 1)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('sends the reads one step starts together as one HTTP request (a JSON-RPC batch), and one that fails alone fails alone', async () => {
+    const proxy = await startFaultyRpc(anvil.rpcUrl, (request) => (request.method === 'eth_getCode' ? {kind: 'rpc-error', code: -32602, message: 'bad address'} : {kind: 'forward'}))
+    try {
+      const {publicClient} = await createClients({rpcUrl: proxy.url, chainId: anvil.chainId})
+      const [block, balance, nonce, code] = await Promise.allSettled([
+        publicClient.getBlockNumber(),
+        publicClient.getBalance({address: ACCOUNT_0}),
+        publicClient.getTransactionCount({address: ACCOUNT_0}),
+        publicClient.getCode({address: ACCOUNT_0}),
+      ])
+      assert.deepEqual(proxy.posts, [4], 'four reads in one HTTP request')
+      assert.equal(block.status, 'fulfilled')
+      assert.equal(balance.status === 'fulfilled' && balance.value > 0n, true)
+      assert.equal(nonce.status, 'fulfilled')
+      assert.equal(code.status, 'rejected')
+      assert.match(String((code as PromiseRejectedResult).reason), /bad address/)
     } finally {
       await proxy.close()
     }

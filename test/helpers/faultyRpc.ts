@@ -17,45 +17,65 @@ export type FaultyRpc = {
   url: string
   /** Every request seen, in order, with what was done with it. */
   seen: {method: string; fault: Fault['kind']; params?: unknown[]}[]
+  /** The JSON-RPC requests each HTTP request carried, in order (more than one: a batch). */
+  posts: number[]
   close: () => Promise<void>
 }
 
 /**
  * A real HTTP JSON-RPC proxy in front of a real node that misbehaves the way hosted RPCs do: `decide` picks, per
- * request, whether to forward it or to answer with an error. Batch requests are not used by gensyn's clients.
+ * request, whether to forward it or to answer with an error. A JSON-RPC batch (gensyn's clients send one for the
+ * reads of one step) is decided request by request; an HTTP-level fault (a status, a lost answer) in it fails the
+ * whole batch, as it would on a real load balancer.
  */
 export async function startFaultyRpc(upstream: string, decide: (request: RpcRequest, count: number) => Fault): Promise<FaultyRpc> {
   const seen: FaultyRpc['seen'] = []
+  const posts: number[] = []
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8')
-      const rpc = JSON.parse(body) as RpcRequest
-      const fault = decide(rpc, seen.length)
-      seen.push({method: rpc.method, fault: fault.kind, params: rpc.params})
-      if (fault.kind === 'status') {
-        response.writeHead(fault.status, {'content-type': 'text/plain'}).end('unavailable')
-        return
-      }
-      if (fault.kind === 'rpc-error') {
-        response.writeHead(200, {'content-type': 'application/json'}).end(JSON.stringify({jsonrpc: '2.0', id: rpc.id, error: {code: fault.code, message: fault.message}}))
-        return
-      }
-      fetch(upstream, {method: 'POST', headers: {'content-type': 'application/json'}, body})
-        .then(async (answer) => {
-          const text = await answer.text()
-          if (fault.kind === 'lost-answer') response.writeHead(fault.status, {'content-type': 'text/plain'}).end('upstream timed out')
-          else response.writeHead(answer.status, {'content-type': 'application/json'}).end(text)
-        })
-        .catch(() => response.writeHead(502).end())
+      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as RpcRequest | RpcRequest[]
+      answer(parsed).then(
+        ({status, body}) => response.writeHead(status, {'content-type': status === 200 ? 'application/json' : 'text/plain'}).end(body),
+        () => response.writeHead(502).end(),
+      )
     })
   })
+
+  async function answer(parsed: RpcRequest | RpcRequest[]): Promise<{status: number; body: string}> {
+    const requests = Array.isArray(parsed) ? parsed : [parsed]
+    posts.push(requests.length)
+    const faults = requests.map((rpc) => {
+      const fault = decide(rpc, seen.length)
+      seen.push({method: rpc.method, fault: fault.kind, params: rpc.params})
+      return fault
+    })
+    const refused = faults.find((fault) => fault.kind === 'status')
+    if (refused?.kind === 'status') return {status: refused.status, body: 'unavailable'}
+    const forwarded = requests.filter((_, index) => faults[index]!.kind !== 'rpc-error')
+    const upstreamAnswers = forwarded.length === 0 ? [] : await forward(forwarded)
+    const lost = faults.find((fault) => fault.kind === 'lost-answer')
+    if (lost?.kind === 'lost-answer') return {status: lost.status, body: 'upstream timed out'}
+    const answers = requests.map((rpc, index) => {
+      const fault = faults[index]!
+      if (fault.kind === 'rpc-error') return {jsonrpc: '2.0', id: rpc.id, error: {code: fault.code, message: fault.message}}
+      return upstreamAnswers.find((candidate) => candidate.id === rpc.id)
+    })
+    return {status: 200, body: JSON.stringify(Array.isArray(parsed) ? answers : answers[0])}
+  }
+
+  async function forward(requests: RpcRequest[]): Promise<{id: number}[]> {
+    const reply = await fetch(upstream, {method: 'POST', headers: {'content-type': 'application/json'}, body: JSON.stringify(requests)})
+    return (await reply.json()) as {id: number}[]
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const {port} = server.address() as AddressInfo
   return {
     url: `http://127.0.0.1:${port}`,
     seen,
+    posts,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
 }
