@@ -180,7 +180,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
       const hd = mnemonicToAccount(DEV_MNEMONIC, {addressIndex: index})
       const privateKey = hd.getHdKey().privateKey
       assert.ok(privateKey)
-      const clients = await createClients({rpcUrl, chainId, privateKey: `0x${Buffer.from(privateKey).toString('hex')}`, pollingInterval: 20})
+      const clients = await createClients({rpcUrl, chainId, privateKey: `0x${Buffer.from(privateKey).toString('hex')}`, pollingInterval: 20, batch: false})
       actors[name] = {name, address: clients.account.address, wallet: clients.walletClient}
       ctx.serialClient ??= clients.publicClient
       ctx.publicClient ??= createPublicClient({chain: clients.chain, transport: http(rpcUrl, {batch: true}), pollingInterval: 20, cacheTime: 0})
@@ -221,7 +221,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
         const hd = mnemonicToAccount(DEV_MNEMONIC, {addressIndex: DISPUTE_ACTOR_FIRST_INDEX + offset})
         const privateKey = hd.getHdKey().privateKey
         assert.ok(privateKey)
-        const clients = await createClients({rpcUrl, chainId, privateKey: `0x${Buffer.from(privateKey).toString('hex')}`, pollingInterval: 20})
+        const clients = await createClients({rpcUrl, chainId, privateKey: `0x${Buffer.from(privateKey).toString('hex')}`, pollingInterval: 20, batch: false})
         await ctx.test.setBalance({address: clients.account.address, value: parseEther('1000')})
         ctx.extra[name] = {name, address: clients.account.address, wallet: clients.walletClient}
         ctx.tracked.add(clients.account.address)
