@@ -147,6 +147,13 @@ describe('RPC faults: paged log reads, retries with backoff, a stalled chain (re
       assert.equal(nonce.status, 'fulfilled')
       assert.equal(code.status, 'rejected')
       assert.match(String((code as PromiseRejectedResult).reason), /bad address/)
+
+      // For a provider that refuses batches: GENSYN_RPC_BATCH=0 sends each read on its own.
+      process.env.GENSYN_RPC_BATCH = '0'
+      const {publicClient: single} = await createClients({rpcUrl: proxy.url, chainId: anvil.chainId}).finally(() => delete process.env.GENSYN_RPC_BATCH)
+      proxy.posts.length = 0
+      await Promise.all([single.getBlockNumber(), single.getBalance({address: ACCOUNT_0}), single.getTransactionCount({address: ACCOUNT_0})])
+      assert.deepEqual(proxy.posts, [1, 1, 1])
     } finally {
       await proxy.close()
     }
