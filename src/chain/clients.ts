@@ -63,7 +63,8 @@ export async function createClients(parameters: CreateClientsParameters): Promis
   // Reads in batches: the reads one step starts together (a role's poll reads every task, the market's state and its
   // offer) go out as one HTTP request; an idle solver's CPU went from 29 to 18 ms a second (docs/benchmarks.md,
   // "Actor CPU"). Writes one at a time: a transaction's calls are sequential, and a batch would only add its wait to each.
-  const reads = retryingTransport(rpcUrl, {retries, batch: parameters.batch ?? batchFromEnv() ?? true})
+  // GENSYN_RPC_BATCH=0: for a provider that refuses JSON-RPC batches (docs/multi-host.md, "RPC limits and faults").
+  const reads = retryingTransport(rpcUrl, {retries, batch: parameters.batch ?? process.env.GENSYN_RPC_BATCH !== '0'})
   const writes = retryingTransport(rpcUrl, {retries})
 
   let chainId = parameters.chainId
@@ -125,12 +126,6 @@ function isLoopback(rpcUrl: string): boolean {
   } catch {
     return false
   }
-}
-
-/** GENSYN_RPC_BATCH=0 for a provider that refuses JSON-RPC batches (docs/multi-host.md, "RPC limits and faults"). */
-function batchFromEnv(): boolean | undefined {
-  const value = process.env.GENSYN_RPC_BATCH
-  return value === '0' ? false : value === '1' ? true : undefined
 }
 
 function retriesFromEnv(): number | undefined {

@@ -7,7 +7,6 @@ import {
   ContractFunctionRevertedError,
   type ContractFunctionArgs,
   type ContractFunctionName,
-  createPublicClient,
   createTestClient,
   decodeErrorResult,
   getAddress,
@@ -183,7 +182,7 @@ export function useChain(options: UseChainOptions = {}): Chain {
       const clients = await createClients({rpcUrl, chainId, privateKey: `0x${Buffer.from(privateKey).toString('hex')}`, pollingInterval: 20, batch: false})
       actors[name] = {name, address: clients.account.address, wallet: clients.walletClient}
       ctx.serialClient ??= clients.publicClient
-      ctx.publicClient ??= createPublicClient({chain: clients.chain, transport: http(rpcUrl, {batch: true}), pollingInterval: 20, cacheTime: 0})
+      ctx.publicClient ??= (await createClients({rpcUrl, chainId, pollingInterval: 20})).publicClient
       ctx.tracked.add(clients.account.address)
     }
     ctx.actors = actors
