@@ -17,8 +17,7 @@ import {commitAndOpen, openWhenDue} from './commitAndOpen.js'
 import {seededRandom} from '../random/seededRandom.js'
 import {type RecheckOptions, recheckTask} from './recheckTask.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
-import {loopPollMs} from './loopPollMs.js'
-import {sleep} from '../util/sleep.js'
+import {waitForNewHead} from './waitForNewHead.js'
 
 export type ChallengeOnceEvent =
   | {type: 'segment'; taskId: bigint; segment: number; startStep: number; endStep: number; match: boolean; hashMatch: boolean; seconds: number}
@@ -129,8 +128,9 @@ async function playOut(options: ChallengeOnceOptions, task: Task, result: Challe
       const outcome = disputeId === undefined ? undefined : (agent.resolved.get(disputeId) ?? (await getDispute(connection, {disputeId})).outcome)
       return {...result, ...(disputeId === undefined ? {} : {disputeId: disputeId.toString()}), ...(outcome ? {outcome} : {}), status: current.status}
     }
-    await pumpSettle(connection, [current], await chainTime(connection), (report) => emit({type: 'settle', taskId, gasUsed: report.gasUsed, outcome: report.outcome}))
-    await sleep(loopPollMs(options.pollMs, connection), signal)
+    const now = await chainTime(connection)
+    await pumpSettle(connection, [current], now, (report) => emit({type: 'settle', taskId, gasUsed: report.gasUsed, outcome: report.outcome}))
+    await waitForNewHead(connection, now.number, options)
   }
 }
 

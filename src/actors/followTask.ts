@@ -5,8 +5,7 @@ import {expireTask} from '../protocol/marketActions.js'
 import type {Task, TaskStatus} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
 import {pumpSettle, type SettleReport} from './runRoleLoop.js'
-import {loopPollMs} from './loopPollMs.js'
-import {sleep} from '../util/sleep.js'
+import {waitForNewHead} from './waitForNewHead.js'
 
 export type FollowEvent =
   | {type: 'status'; task: Task}
@@ -84,7 +83,7 @@ export async function followTasks(options: FollowTasksOptions): Promise<Task[]> 
         }
       }
     }
-    await sleep(loopPollMs(options.pollMs, connection), signal)
+    await waitForNewHead(connection, now.number, options)
   }
 
   /** A split task whose parent expired, or settled having stopped early, will never start. */

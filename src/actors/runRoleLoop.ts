@@ -7,8 +7,7 @@ import {listTasks} from '../protocol/listTasks.js'
 import {expireTask, type SettleOutcome, settleTask} from '../protocol/marketActions.js'
 import type {Task} from '../protocol/types.js'
 import {chainTime} from './chainTime.js'
-import {loopPollMs} from './loopPollMs.js'
-import {sleep} from '../util/sleep.js'
+import {waitForNewHead} from './waitForNewHead.js'
 
 /** What every role loop (solver, verifier) is given. */
 export type RoleLoopOptions<Event> = {
@@ -105,7 +104,7 @@ export async function pumpExpire(connection: SignedConnection, tasks: readonly T
 
 /**
  * The loop both working roles share: read the market, do the role's duties, pump settle and expire on what
- * is due, take or resume one task, and otherwise wait a poll interval, until aborted or done.
+ * is due, take or resume one task, and otherwise wait for the next block (waitForNewHead), until aborted or done.
  */
 export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>): Promise<Result[]> {
   const {options} = parameters
@@ -131,7 +130,7 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
       })
       if (result !== undefined) done.push(result)
     } else {
-      await sleep(loopPollMs(options.pollMs, options.connection), options.signal)
+      await waitForNewHead(options.connection, now.number, options)
     }
     const finished = (!options.loop && done.length >= maxTasks) || parameters.finished?.() === true
     if (finished && !(await parameters.busy?.(await listTasks(options.connection)))) break

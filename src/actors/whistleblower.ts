@@ -15,8 +15,7 @@ import {chainTime} from './chainTime.js'
 import {type RecheckOptions, recheckTask} from './recheckTask.js'
 import {seededRandom} from '../random/seededRandom.js'
 import {pumpExpire, pumpSettle, type SettleReport} from './runRoleLoop.js'
-import {loopPollMs} from './loopPollMs.js'
-import {sleep} from '../util/sleep.js'
+import {waitForNewHead} from './waitForNewHead.js'
 import {type MembershipEvent, updateMembership} from './updateMembership.js'
 
 export const whistleblowerStrategies = ['honest', 'griefer'] as const
@@ -75,6 +74,8 @@ export type Whistleblower = {
    */
   tick(): Promise<boolean>
   readonly summary: WhistleblowerSummary
+  /** The block the last tick judged by (0 before the first): a loop waits for a newer one (waitForNewHead). */
+  readonly head: bigint
 }
 
 /**
@@ -93,7 +94,7 @@ export async function runWhistleblower(options: WhistleblowerOptions): Promise<W
   while (!options.signal?.aborted) {
     const worked = await whistleblower.tick()
     if (!options.loop) break
-    if (!worked) await sleep(loopPollMs(options.pollMs, options.connection), options.signal)
+    if (!worked) await waitForNewHead(options.connection, whistleblower.head, options)
   }
   return whistleblower.summary
 }
@@ -123,8 +124,12 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     onEvent: (event) => emit({type: 'dispute', taskId: event.taskId, event}),
   })
 
+  let head = 0n
   return {
     summary,
+    get head() {
+      return head
+    },
     async start() {
       await ensureRegistered(connection, {role: 'whistleblower'})
       // After a restart: the verified tasks it had challenged still need their settle pump, and a commitment not
@@ -144,6 +149,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
       await agent.poll()
       const tasks = await listTasks(connection)
       const now = await chainTime(connection)
+      head = now.number
       await openDue(connection, unopened, tasks, now.number, emit)
       await pumpSettle(
         connection,
