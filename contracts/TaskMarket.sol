@@ -109,7 +109,6 @@ contract TaskMarket is TaskMarketBase {
         Task storage t = _tasks[id];
         t.submitter = msg.sender;
         t.status = Status.Submitted;
-        t.specHash = specHash;
         uint128 escrow = _u128(msg.value);
         t.escrow = escrow;
         t.workUnits = workUnits;
@@ -239,7 +238,6 @@ contract TaskMarket is TaskMarketBase {
 
         t.verifier = msg.sender;
         t.status = Status.Verifying;
-        t.randomness = randomness;
         t.verifierLocked = _u96(stake);
         // The verifier gets a full verificationTimeout to replay and post its verdict.
         t.deadline = _after(t.verificationTimeout);
@@ -293,7 +291,6 @@ contract TaskMarket is TaskMarketBase {
 
         t.status = Status.Verified;
         t.accepted = accepted;
-        t.reportHash = reportHash;
         // Zeros (an exact replay, an acceptance) are what the slots hold already: not written, no gas.
         if (distance != 0) t.distance = distance;
         if (segment != 0) t.rejectSegment = segment;

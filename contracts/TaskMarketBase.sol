@@ -56,31 +56,33 @@ abstract contract TaskMarketBase {
         uint16 demandWeight;
         /// ProtocolConfig.forcedErrorBps at the claim (the coin's odds for this attempt)
         uint16 forcedErrorBps;
-        // slot 1
-        bytes32 specHash;
-        // slot 2: the most the submitter pays per work unit
+        // The spec hash, the verification randomness and the report hash are not stored: nothing on chain reads them
+        // again, and each is fixed where readers find it (docs/market.md, "What a task stores"): the spec hash in
+        // TaskSubmitted, the randomness as the hash of block commitBlock + 1 (VerificationClaimed too), the report hash
+        // in the VerdictPosted of block verdictBlock. A slot each saved (about 22k gas).
+        // slot 1: the most the submitter pays per work unit
         uint128 escrow;
         uint128 maxPrice;
-        // slot 3: the task's estimated work (docs/market.md, section 1) and the steps of its range; the task whose
+        // slot 2: the task's estimated work (docs/market.md, section 1) and the steps of its range; the task whose
         // final checkpoint this one starts from (0: none)
         uint64 workUnits;
         uint64 maxSteps;
         uint64 parentId;
         uint64 submittedAt;
-        // slot 4
+        // slot 3
         uint64 claimTimeout;
         uint64 trainingTimeout;
         uint64 verificationTimeout;
         uint64 deadline;
-        // slot 5 (claim)
+        // slot 4 (claim)
         address solver;
         uint96 solverLocked;
-        // slot 6 (claim, then commit)
+        // slot 5 (claim, then commit)
         uint64 claimBlock;
         uint64 commitBlock;
         uint64 checkpointInterval;
         uint64 totalSteps;
-        // slot 7: the price fixed at the claim (0 before it), the schedule's checkpoints, the dispute flags
+        // slot 6: the price fixed at the claim (0 before it), the schedule's checkpoints, the dispute flags
         uint128 price;
         uint32 checkpointCount;
         bool forcedRevealed;
@@ -90,27 +92,25 @@ abstract contract TaskMarketBase {
         uint8 nextChallenge;
         /// a rejection's failed segment
         uint32 rejectSegment;
-        // slot 8: keccak256(abi.encode(secret)), committed at claimTask
+        // slot 7: keccak256(abi.encode(secret)), committed at claimTask
         bytes32 secretHash;
-        // slots 9-12 (commit)
+        // slots 8-11 (commit)
         bytes32 proofRoot;
         bytes32 manifestHash;
         /// blockhash(claimBlock + 1), fixed at commitProof: with the secret it tosses the forced-error coin
         bytes32 seed;
         /// keccak256(abi.encode(honestRoot, honestManifestHash, secret))
         bytes32 sealedHonest;
-        // slot 13 (verification claim)
+        // slot 12 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
+        // replays)
         address verifier;
         uint96 verifierLocked;
-        // slot 14: blockhash(commitBlock + 1): picks the segments a verifier replays
-        bytes32 randomness;
-        // slot 15 (verdict): end of the challenge, open and reveal windows
+        // slot 13 (verdict): end of the challenge, open and reveal windows
         uint64 verdictBlock;
         uint64 challengeEndBlock;
         uint64 openEndBlock;
         uint64 revealEndBlock;
-        // slots 16-17
-        bytes32 reportHash;
+        // slot 14
         /// the verdict's largest normalized distance, 1e18-scaled (not written when 0)
         uint256 distance;
         /// the verifier's replayed end hash of a rejection (0 if accepted: not written)
@@ -682,7 +682,6 @@ abstract contract TaskMarketBase {
         t.submitter = kept.submitter;
         t.status = Status.Submitted;
         t.attempts = kept.attempts + 1;
-        t.specHash = kept.specHash;
         t.escrow = kept.escrow;
         t.workUnits = kept.workUnits;
         t.maxSteps = kept.maxSteps;
@@ -707,8 +706,6 @@ abstract contract TaskMarketBase {
         t.accepted = false;
         t.commitBlock = uint64(block.number);
         t.deadline = deadline;
-        t.randomness = bytes32(0);
-        t.reportHash = bytes32(0);
         t.distance = 0;
         t.verdictBlock = 0;
         t.challengeEndBlock = 0;

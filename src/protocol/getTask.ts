@@ -1,6 +1,7 @@
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {type ChainError, type ContractRevertError, toProtocolError, UnexpectedChainValueError} from './errors.js'
+import {readTaskHashes} from './readTaskHashes.js'
 import {type Task, taskStatuses} from './types.js'
 
 export type GetTaskParameters = {taskId: bigint}
@@ -10,12 +11,14 @@ export type GetTaskReturnType = Task
 export type GetTaskErrorType = ContractRevertError | ChainError | UnexpectedChainValueError
 
 /**
- * One task of the TaskMarket as TypeScript reads it: bigints for block numbers and amounts, names for its status.
+ * One task of the TaskMarket as TypeScript reads it: bigints for block numbers and amounts, names for its status;
+ * the three hashes the contract does not store (spec, randomness, report) read where the chain fixed them
+ * (readTaskHashes).
  *
  * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
  * @throws {@link UnexpectedChainValueError} when the task's status is one this build does not know
  */
-export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'>, {taskId: id}: GetTaskParameters): Promise<GetTaskReturnType> {
+export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Connection, 'deployBlock'>>, {taskId: id}: GetTaskParameters): Promise<GetTaskReturnType> {
   try {
     const raw = await connection.publicClient.readContract({
       address: connection.contracts.market,
@@ -25,6 +28,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
     })
     const status = taskStatuses[Number(raw.status)]
     if (!status) throw new UnexpectedChainValueError(`getTask failed: unknown task status ${raw.status}`)
+    const hashes = await readTaskHashes(connection, {taskId: id, verifier: raw.verifier, commitBlock: BigInt(raw.commitBlock), verdictBlock: BigInt(raw.verdictBlock)})
     return {
       id,
       submitter: raw.submitter,
@@ -33,7 +37,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       status,
       accepted: raw.accepted,
       attempts: Number(raw.attempts),
-      specHash: raw.specHash,
+      specHash: hashes.specHash,
       escrow: raw.escrow,
       workUnits: BigInt(raw.workUnits),
       maxSteps: BigInt(raw.maxSteps),
@@ -52,8 +56,8 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       checkpointCount: Number(raw.checkpointCount),
       proofRoot: raw.proofRoot,
       manifestHash: raw.manifestHash,
-      randomness: raw.randomness,
-      reportHash: raw.reportHash,
+      randomness: hashes.randomness,
+      reportHash: hashes.reportHash,
       distance: raw.distance,
       secretHash: raw.secretHash,
       seed: raw.seed,

@@ -14,6 +14,7 @@ import {
   latestTimestamp,
   marketWrite,
   mineAt,
+  readTask,
   registryWrite,
   stakeOf,
   useChain,
@@ -87,7 +88,6 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       submitter: submitter.address,
       status: Status.Submitted,
       attempts: 0,
-      specHash: defaultTask.specHash,
       escrow: defaultTask.escrow,
       workUnits: defaultTask.workUnits,
       maxSteps: defaultTask.maxSteps,
@@ -103,6 +103,9 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       submittedAt: now,
       ...clearedAttempt,
     })
+    // Not stored: readers take it from the TaskSubmitted event (docs/market.md, "What a task stores").
+    const read1 = await readTask(ctx, 1n)
+    assert.deepEqual([read1.specHash, read1.randomness, read1.reportHash], [defaultTask.specHash, zeroHash, zeroHash])
     assert.equal(
       await ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'wasRejected', args: [1n, ctx.actors.solver.address]}),
       false,
@@ -302,7 +305,8 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     const task = await getTask(ctx, id)
     assert.equal(task.status, Status.Verifying)
     assert.equal(task.verifier, verifier.address)
-    assert.equal(task.randomness, randomBlock.hash)
+    // Not stored: readers take the hash of block commitBlock + 1, as the claim did.
+    assert.equal((await readTask(ctx, id)).randomness, randomBlock.hash)
     assert.equal(task.verifierLocked, parseEther('0.5'))
     assert.equal(task.deadline, now + defaultTask.verificationTimeout, 'the verifier gets a full verificationTimeout')
     assert.equal((await stakeOf(ctx, verifier.address)).locked, parseEther('0.5'))
@@ -324,7 +328,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     await expectRevert(marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id]), 'RandomnessNotExpired', [id, anchor + 257n])
     await marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id])
     const drawn = await ctx.publicClient.getBlock({blockNumber: anchor + 1n})
-    assert.equal((await getTask(ctx, id)).randomness, drawn.hash)
+    assert.equal((await readTask(ctx, id)).randomness, drawn.hash)
     await expectRevert(marketWrite(ctx, ctx.actors.other, 'renewRandomness', [id]), 'InvalidStatus', [id, Status.Verifying])
   })
 
@@ -356,7 +360,8 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       const task = await getTask(ctx, id)
       assert.equal(task.status, Status.Verified)
       assert.equal(task.accepted, accepted)
-      assert.equal(task.reportHash, proof.report)
+      // Not stored: readers take it from the VerdictPosted event of block verdictBlock.
+      assert.equal((await readTask(ctx, id)).reportHash, proof.report)
       assert.equal(task.distance, distance)
       assert.equal(task.rejectSegment, segment)
       assert.equal(task.rejectReplayHash, replayHash)

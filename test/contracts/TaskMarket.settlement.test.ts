@@ -13,6 +13,7 @@ import {
   expectNetFlows,
   expectRevert,
   getTask,
+  readTask,
   latestTimestamp,
   marketWrite,
   mineAt,
@@ -279,12 +280,11 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
 
       // Reopened: a fresh Submitted task apart from attempts, escrow and the deadline (the submission's fields stay,
       // the attempt's price and rewards are cleared until the next claim).
-      const {submittedAt, specHash, claimTimeout, trainingTimeout, verificationTimeout, workUnits, maxSteps, maxPrice, parentId, verifierFeeBps} = verified
+      const {submittedAt, claimTimeout, trainingTimeout, verificationTimeout, workUnits, maxSteps, maxPrice, parentId, verifierFeeBps} = verified
       const reopened = await getTask(ctx, id)
       assert.deepEqual(reopened, {
         ...(await freshTask(id)),
         submittedAt,
-        specHash,
         claimTimeout,
         trainingTimeout,
         verificationTimeout,
@@ -297,6 +297,9 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
         deadline: now + defaultTask.claimTimeout,
       })
       assert.equal(reopened.escrow, escrow)
+      // The spec (not stored: its TaskSubmitted event) stays the task's; the attempt's randomness and report are gone.
+      const hashes = await readTask(ctx, id)
+      assert.deepEqual([hashes.specHash, hashes.randomness, hashes.reportHash], [defaultTask.specHash, zeroHash, zeroHash])
       assert.equal(await wasRejected(id, solver.address), true)
       assert.equal(await wasRejected(id, verifier.address), false)
     })

@@ -4,7 +4,7 @@ import {type Hex, parseEther} from 'viem'
 
 import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
 import {protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
-import {bookWrite, configWrite, expectRevert, getTask, marketWrite, mineAt, snapshotChain, stakeOf, type TxResult, useChain} from './helpers/chain.js'
+import {bookWrite, configWrite, expectRevert, getTask, marketWrite, mineAt, readTask, snapshotChain, stakeOf, type TxResult, useChain} from './helpers/chain.js'
 import {
   challengeCommitArgs,
   commitArgs,
@@ -117,7 +117,7 @@ describe('attacks on the market (on anvil)', () => {
         const rollBack = await snapshotChain(ctx)
         await ctx.test.mine({blocks: wait})
         await marketWrite(ctx, ctx.actors.verifier, 'claimVerification', [id])
-        draws.add((await getTask(ctx, id)).randomness)
+        draws.add((await readTask(ctx, id)).randomness)
         await rollBack()
       }
       assert.equal(draws.size, 1, 'one draw, whatever the claim block')

@@ -24,6 +24,7 @@ import {type Anvil, createAnvil} from '../../../src/chain/anvil.js'
 import {createClients, type GensynPublicClient, type GensynWalletClient} from '../../../src/chain/clients.js'
 import {type DeployParams, deployContracts, type ResolvedDeployParams} from '../../../src/chain/deployContracts.js'
 import {waitForReceipt} from '../../../src/chain/waitForReceipt.js'
+import {getTask as readProtocolTask} from '../../../src/protocol/getTask.js'
 import {
   pinpointGameAbi,
   protocolConfigAbi,
@@ -616,6 +617,16 @@ export async function stakeOf(ctx: Chain, account: Address, registry: Address = 
 
 export async function getTask(ctx: Chain, id: bigint, market: Address = ctx.system.market) {
   return ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [id]})
+}
+
+/**
+ * The task as gensyn's readers see it (src/protocol/getTask.ts): the view's fields, and the three hashes the market
+ * does not store (spec, randomness, report) read from its events and blocks. A new client each call: the reader
+ * remembers per client what it read, and these tests revert the chain under it.
+ */
+export async function readTask(ctx: Chain, id: bigint, market: Address = ctx.system.market) {
+  const {publicClient} = await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, batch: false})
+  return readProtocolTask({publicClient, contracts: {market, registry: ctx.system.registry}}, {taskId: id})
 }
 
 export async function latestTimestamp(ctx: Chain): Promise<bigint> {

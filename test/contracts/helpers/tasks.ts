@@ -79,8 +79,6 @@ export const clearedAttempt = {
   checkpointCount: 0,
   proofRoot: zeroHash,
   manifestHash: zeroHash,
-  randomness: zeroHash,
-  reportHash: zeroHash,
   distance: 0n,
   secretHash: zeroHash,
   seed: zeroHash,

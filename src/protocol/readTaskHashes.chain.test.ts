@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict'
+import path from 'node:path'
+
+import {zeroHash} from 'viem'
+
+import {startFaultyRpc} from '../../test/helpers/faultyRpc.js'
+import {type LocalDevnet, startLocalDevnet} from '../../test/helpers/localDevnet.js'
+import {createClients} from '../chain/clients.js'
+import {loadJobSpec} from '../ml/spec/index.js'
+import {packageRoot} from '../util/packageRoot.js'
+import {connect, requireSigner, type SignedConnection} from './connect.js'
+import {listTasks} from './listTasks.js'
+import {submitTask} from './submitTask.js'
+
+const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
+
+/** The hashes a task does not store, read back from the chain (docs/market.md, "What a task stores"). */
+describe('readTaskHashes: the spec, randomness and report hashes from events and blocks (real anvil, deployed contracts)', function () {
+  this.timeout(60_000)
+  let devnet: LocalDevnet
+  let submitter: SignedConnection
+
+  before(async () => {
+    devnet = await startLocalDevnet({submitters: 1, solvers: 0, verifiers: 0})
+    submitter = requireSigner(await connect({stateDir: devnet.stateDir, account: 1}))
+  })
+  after(() => devnet?.stop())
+
+  it('reads every task\'s spec hash in one scan of TaskSubmitted, then only the blocks after it', async () => {
+    const spec = await loadJobSpec(smokeMlp)
+    const submitted = [
+      await submitTask(submitter, {spec}),
+      await submitTask(submitter, {spec: {...spec, training: {...spec.training, seed: spec.training.seed + 1}}}),
+      await submitTask(submitter, {spec: {...spec, training: {...spec.training, seed: spec.training.seed + 2}}}),
+    ]
+    assert.equal(new Set(submitted.map((task) => task.specHash)).size, 3, 'three different specs')
+    const logReads: {fromBlock: bigint; toBlock: bigint}[] = []
+    const proxy = await startFaultyRpc(devnet.anvil.rpcUrl, (request) => {
+      if (request.method === 'eth_getLogs') {
+        const [filter] = request.params as [{fromBlock: `0x${string}`; toBlock: `0x${string}`}]
+        logReads.push({fromBlock: BigInt(filter.fromBlock), toBlock: BigInt(filter.toBlock)})
+      }
+      return {kind: 'forward'}
+    })
+    try {
+      // A reader of its own (the hashes are remembered per client), through the recording proxy.
+      const {publicClient} = await createClients({rpcUrl: proxy.url, chainId: devnet.anvil.chainId})
+      const reader = {...submitter, publicClient}
+      const tasks = await listTasks(reader)
+      assert.deepEqual(tasks.map((task) => task.specHash), submitted.map((task) => task.specHash))
+      assert.deepEqual(tasks.map((task) => [task.randomness, task.reportHash]), [[zeroHash, zeroHash], [zeroHash, zeroHash], [zeroHash, zeroHash]])
+      assert.equal(logReads.length, 1, 'one scan for the three tasks')
+      assert.equal(logReads[0]!.fromBlock, submitter.deployBlock, 'from the deployment block')
+      await listTasks(reader)
+      assert.equal(logReads.length, 1, 'nothing read again')
+
+      const fourth = await submitTask(submitter, {spec: {...spec, training: {...spec.training, seed: spec.training.seed + 3}}})
+      const again = await listTasks(reader)
+      assert.equal(again.at(-1)!.specHash, fourth.specHash)
+      assert.equal(logReads.length, 2)
+      assert.equal(logReads[1]!.fromBlock, logReads[0]!.toBlock + 1n, 'the second scan starts after the first')
+    } finally {
+      await proxy.close()
+    }
+  })
+})
