@@ -291,8 +291,7 @@ contract TaskMarket is TaskMarketBase {
 
         t.status = Status.Verified;
         t.accepted = accepted;
-        // Zeros (an exact replay, an acceptance) are what the slots hold already: not written, no gas.
-        if (distance != 0) t.distance = distance;
+        // Zeros (an acceptance) are what the slots hold already: not written, no gas. The distance is only logged.
         if (segment != 0) t.rejectSegment = segment;
         if (replayHash != bytes32(0)) t.rejectReplayHash = replayHash;
         t.verdictBlock = uint64(block.number);

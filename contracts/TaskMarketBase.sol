@@ -56,10 +56,11 @@ abstract contract TaskMarketBase {
         uint16 demandWeight;
         /// ProtocolConfig.forcedErrorBps at the claim (the coin's odds for this attempt)
         uint16 forcedErrorBps;
-        // The spec hash, the verification randomness and the report hash are not stored: nothing on chain reads them
-        // again, and each is fixed where readers find it (docs/market.md, "What a task stores"): the spec hash in
-        // TaskSubmitted, the randomness as the hash of block commitBlock + 1 (VerificationClaimed too), the report hash
-        // in the VerdictPosted of block verdictBlock. A slot each saved (about 22k gas).
+        // The spec hash, the verification randomness, the report hash and the verdict's distance are not stored:
+        // nothing on chain reads them again, and each is fixed where readers find it (docs/market.md, "What a task
+        // stores"): the spec hash in TaskSubmitted, the randomness as the hash of block commitBlock + 1
+        // (VerificationClaimed too), the report hash and the distance in the VerdictPosted of block verdictBlock. A
+        // slot each saved (about 22k gas; the distance's only when it is not 0).
         // slot 1: the most the submitter pays per work unit
         uint128 escrow;
         uint128 maxPrice;
@@ -111,8 +112,6 @@ abstract contract TaskMarketBase {
         uint64 openEndBlock;
         uint64 revealEndBlock;
         // slot 14
-        /// the verdict's largest normalized distance, 1e18-scaled (not written when 0)
-        uint256 distance;
         /// the verifier's replayed end hash of a rejection (0 if accepted: not written)
         bytes32 rejectReplayHash;
         /// the committed checkpoints around the rejected segment (proven by disputeRejection)
@@ -706,7 +705,6 @@ abstract contract TaskMarketBase {
         t.accepted = false;
         t.commitBlock = uint64(block.number);
         t.deadline = deadline;
-        t.distance = 0;
         t.verdictBlock = 0;
         t.challengeEndBlock = 0;
         t.openEndBlock = 0;

@@ -1,7 +1,7 @@
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {type ChainError, type ContractRevertError, toProtocolError, UnexpectedChainValueError} from './errors.js'
-import {readTaskHashes} from './readTaskHashes.js'
+import {readUnstoredFields} from './readUnstoredFields.js'
 import {type Task, taskStatuses} from './types.js'
 
 export type GetTaskParameters = {taskId: bigint}
@@ -12,8 +12,8 @@ export type GetTaskErrorType = ContractRevertError | ChainError | UnexpectedChai
 
 /**
  * One task of the TaskMarket as TypeScript reads it: bigints for block numbers and amounts, names for its status;
- * the three hashes the contract does not store (spec, randomness, report) read where the chain fixed them
- * (readTaskHashes).
+ * the fields the contract does not store (the spec hash, the randomness, the report hash, the distance) read where
+ * the chain fixed them (readUnstoredFields).
  *
  * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
  * @throws {@link UnexpectedChainValueError} when the task's status is one this build does not know
@@ -28,7 +28,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
     })
     const status = taskStatuses[Number(raw.status)]
     if (!status) throw new UnexpectedChainValueError(`getTask failed: unknown task status ${raw.status}`)
-    const hashes = await readTaskHashes(connection, {taskId: id, verifier: raw.verifier, commitBlock: BigInt(raw.commitBlock), verdictBlock: BigInt(raw.verdictBlock)})
+    const unstored = await readUnstoredFields(connection, {taskId: id, verifier: raw.verifier, commitBlock: BigInt(raw.commitBlock), verdictBlock: BigInt(raw.verdictBlock)})
     return {
       id,
       submitter: raw.submitter,
@@ -37,7 +37,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       status,
       accepted: raw.accepted,
       attempts: Number(raw.attempts),
-      specHash: hashes.specHash,
+      specHash: unstored.specHash,
       escrow: raw.escrow,
       workUnits: BigInt(raw.workUnits),
       maxSteps: BigInt(raw.maxSteps),
@@ -56,9 +56,9 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       checkpointCount: Number(raw.checkpointCount),
       proofRoot: raw.proofRoot,
       manifestHash: raw.manifestHash,
-      randomness: hashes.randomness,
-      reportHash: hashes.reportHash,
-      distance: raw.distance,
+      randomness: unstored.randomness,
+      reportHash: unstored.reportHash,
+      distance: unstored.distance,
       secretHash: raw.secretHash,
       seed: raw.seed,
       sealedHonest: raw.sealedHonest,

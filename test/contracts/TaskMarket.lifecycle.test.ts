@@ -360,9 +360,9 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       const task = await getTask(ctx, id)
       assert.equal(task.status, Status.Verified)
       assert.equal(task.accepted, accepted)
-      // Not stored: readers take it from the VerdictPosted event of block verdictBlock.
-      assert.equal((await readTask(ctx, id)).reportHash, proof.report)
-      assert.equal(task.distance, distance)
+      // Not stored: readers take both from the VerdictPosted event of block verdictBlock.
+      const read = await readTask(ctx, id)
+      assert.deepEqual([read.reportHash, read.distance], [proof.report, distance])
       assert.equal(task.rejectSegment, segment)
       assert.equal(task.rejectReplayHash, replayHash)
       assert.deepEqual([task.verdictBlock, task.challengeEndBlock, task.openEndBlock, task.revealEndBlock], [block, block + 5n, block + 8n, block + 11n])

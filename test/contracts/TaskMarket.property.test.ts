@@ -7,7 +7,7 @@ import {defaultProtocolParams, type MarketParams, type ProtocolParams} from '../
 import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {createClients, type GensynPublicClient} from '../../src/chain/clients.js'
 import {merkleProof} from '../../src/ml/checkpoint/merkle.js'
-import {readTaskHashes, type ReadTaskHashesReturnType} from '../../src/protocol/readTaskHashes.js'
+import {readUnstoredFields, type ReadUnstoredFieldsReturnType} from '../../src/protocol/readUnstoredFields.js'
 import {receiptOf, snapshotChain, TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 import {
@@ -224,11 +224,11 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     /** What each task's escrow holds by the model: submitted less every shortfall paid out of it. */
     readonly escrows = new Map<bigint, bigint>()
     /**
-     * The hashes the market does not store, as the events that fixed them say (docs/market.md, "What a task
-     * stores"), and the tasks whose hashes an action changed: check() holds gensyn's reader to them.
+     * The fields the market does not store, as the events that fixed them say (docs/market.md, "What a task
+     * stores"), and the tasks whose fields an action changed: check() holds gensyn's reader to them.
      */
-    readonly hashes = new Map<bigint, ReadTaskHashesReturnType>()
-    readonly hashesTouched = new Set<bigint>()
+    readonly unstored = new Map<bigint, ReadUnstoredFieldsReturnType>()
+    readonly unstoredTouched = new Set<bigint>()
     /** The reader's own client: it remembers what it read, and the chain is reverted between sequences. */
     reader?: GensynPublicClient
     params: ProtocolParams = {...defaultProtocolParams}
@@ -302,32 +302,32 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       assert.equal(getAddress(r.verifierListMismatch), zeroAddress, `${where}: ${r.verifierListMismatch} is listed without the stake, or staked and not listed`)
       const {priceFloor, priceCeiling} = this.marketParams
       assert.ok(r.price >= priceFloor && r.price <= priceCeiling, `${where}: price ${r.price} outside [${priceFloor}, ${priceCeiling}]`)
-      await this.checkHashes(where)
+      await this.checkUnstored(where)
     }
 
-    /** The reader's spec, randomness and report hashes of each task an action touched are the events' (to the bit). */
-    async checkHashes(where: string): Promise<void> {
+    /** The reader's spec hash, randomness, report hash and distance of each task an action touched are the events'. */
+    async checkUnstored(where: string): Promise<void> {
       this.reader ??= (await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, batch: false})).publicClient
-      for (const id of this.hashesTouched) {
+      for (const id of this.unstoredTouched) {
         const stored = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {verifier: Hex; commitBlock: bigint; verdictBlock: bigint}
         const reader = {publicClient: this.reader, contracts: {market: ctx.system.market, registry: ctx.system.registry}}
-        const hashes = await readTaskHashes(reader, {taskId: id, verifier: stored.verifier, commitBlock: BigInt(stored.commitBlock), verdictBlock: BigInt(stored.verdictBlock)})
-        assert.deepEqual(hashes, this.hashes.get(id), `${where}: task ${id}'s hashes as read are not the events'`)
+        const hashes = await readUnstoredFields(reader, {taskId: id, verifier: stored.verifier, commitBlock: BigInt(stored.commitBlock), verdictBlock: BigInt(stored.verdictBlock)})
+        assert.deepEqual(hashes, this.unstored.get(id), `${where}: task ${id}'s unstored fields as read are not the events'`)
       }
-      this.hashesTouched.clear()
+      this.unstoredTouched.clear()
     }
 
-    /** The events' side of checkHashes. */
-    foldHashes(eventName: string, args: Record<string, unknown>): void {
+    /** The events' side of checkUnstored. */
+    foldUnstored(eventName: string, args: Record<string, unknown>): void {
       const id = args.id as bigint
-      const known = this.hashes.get(id)
-      if (eventName === 'TaskSubmitted') this.hashes.set(id, {specHash: args.specHash as Hex, randomness: zeroHash, reportHash: zeroHash})
+      const known = this.unstored.get(id)
+      if (eventName === 'TaskSubmitted') this.unstored.set(id, {specHash: args.specHash as Hex, randomness: zeroHash, reportHash: zeroHash, distance: 0n})
       else if (!known) return
       else if (eventName === 'VerificationClaimed') known.randomness = args.randomness as Hex
-      else if (eventName === 'VerdictPosted') known.reportHash = args.reportHash as Hex
-      else if (eventName === 'VerificationReopened' || eventName === 'TaskReopened') Object.assign(known, {randomness: zeroHash, reportHash: zeroHash})
+      else if (eventName === 'VerdictPosted') Object.assign(known, {reportHash: args.reportHash as Hex, distance: args.distance as bigint})
+      else if (eventName === 'VerificationReopened' || eventName === 'TaskReopened') Object.assign(known, {randomness: zeroHash, reportHash: zeroHash, distance: 0n})
       else return
-      this.hashesTouched.add(id)
+      this.unstoredTouched.add(id)
     }
 
     // ---------------------------------------------------------------- sending
@@ -362,7 +362,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         this.events.set(log.eventName, (this.events.get(log.eventName) ?? 0) + 1)
         if (getAddress(log.address) !== getAddress(ctx.system.market)) continue
         const args = log.args
-        this.foldHashes(log.eventName, args)
+        this.foldUnstored(log.eventName, args)
         // The hostile submitter's refunds: proof that settlements and expiries went through past it.
         if (log.eventName === 'Credited' && getAddress(args.account as Address) === refuser.address) {
           this.events.set('CreditedToRefuser', (this.events.get('CreditedToRefuser') ?? 0) + 1)

@@ -240,7 +240,7 @@ describe('TaskMarket settlement and expiry accounting (on anvil)', () => {
       const results: TxResult[] = []
       const id = await taskAt(ctx, 'Verified', {accepted: false, collect: results})
       const verified = await getTask(ctx, id)
-      assert.equal(verified.distance, proof.distance)
+      assert.equal((await readTask(ctx, id)).distance, proof.distance)
       const stakedBefore = await registryRead('totalStaked')
       await passWindows(ctx, id)
       const settled = await marketWrite(ctx, other, 'settle', [id])

@@ -79,7 +79,6 @@ export const clearedAttempt = {
   checkpointCount: 0,
   proofRoot: zeroHash,
   manifestHash: zeroHash,
-  distance: 0n,
   secretHash: zeroHash,
   seed: zeroHash,
   sealedHonest: zeroHash,

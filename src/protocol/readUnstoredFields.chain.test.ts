@@ -14,8 +14,8 @@ import {submitTask} from './submitTask.js'
 
 const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
 
-/** The hashes a task does not store, read back from the chain (docs/market.md, "What a task stores"). */
-describe('readTaskHashes: the spec, randomness and report hashes from events and blocks (real anvil, deployed contracts)', function () {
+/** The fields a task does not store, read back from the chain (docs/market.md, "What a task stores"). */
+describe('readUnstoredFields: the spec hash, randomness, report hash and distance from events and blocks (real anvil, deployed contracts)', function () {
   this.timeout(60_000)
   let devnet: LocalDevnet
   let submitter: SignedConnection

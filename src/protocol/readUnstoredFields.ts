@@ -5,7 +5,7 @@ import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {UnexpectedChainValueError} from './errors.js'
 
-export type ReadTaskHashesParameters = {
+export type ReadUnstoredFieldsParameters = {
   taskId: bigint
   /** The stored fields the three hashes follow from (getTask's view). */
   verifier: Hex
@@ -13,7 +13,9 @@ export type ReadTaskHashesParameters = {
   verdictBlock: bigint
 }
 
-export type ReadTaskHashesReturnType = {specHash: Hex; randomness: Hex; reportHash: Hex}
+export type ReadUnstoredFieldsReturnType = {specHash: Hex; randomness: Hex; reportHash: Hex; distance: bigint}
+
+type Verdict = Pick<ReadUnstoredFieldsReturnType, 'reportHash' | 'distance'>
 
 /** What one public client has read already: none of it changes once on chain (a devnet does not reorganise). */
 type Known = {
@@ -23,7 +25,7 @@ type Known = {
   /** The scan of TaskSubmitted events under way, per market. */
   specScans: Map<string, Promise<void>>
   blockHashes: Map<bigint, Hex>
-  reports: Map<string, Hex>
+  verdicts: Map<string, Verdict>
 }
 
 const knownByClient = new WeakMap<PublicClient, Known>()
@@ -31,33 +33,33 @@ const knownByClient = new WeakMap<PublicClient, Known>()
 type Reader = Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Connection, 'deployBlock'>>
 
 /**
- * The three hashes a task does not store (contracts/TaskMarketBase.sol, `Task`; docs/market.md, "What a task
- * stores"), read where the chain fixed them:
+ * The fields a task does not store (contracts/TaskMarketBase.sol, `Task`; docs/market.md, "What a task stores"),
+ * read where the chain fixed them:
  * - the spec hash from the task's TaskSubmitted event (one scan from the deployment reads every task's);
  * - the verification randomness, `blockhash(commitBlock + 1)` as claimVerification fixed it, while a verifier
  *   holds the task (0 otherwise, as the stored field was);
- * - the report hash from the VerdictPosted event of block `verdictBlock` (0 before a verdict).
+ * - the report hash and the distance from the VerdictPosted event of block `verdictBlock` (0 before a verdict).
  * Each is read once per public client and remembered.
  *
  * @throws {@link UnexpectedChainValueError} when the chain lacks the event a stored field says is there
  */
-export async function readTaskHashes(
+export async function readUnstoredFields(
   connection: Reader,
-  parameters: ReadTaskHashesParameters,
-): Promise<ReadTaskHashesReturnType> {
+  parameters: ReadUnstoredFieldsParameters,
+): Promise<ReadUnstoredFieldsReturnType> {
   const known = knownOf(connection.publicClient)
-  const [specHash, randomness, reportHash] = await Promise.all([
+  const [specHash, randomness, verdict] = await Promise.all([
     specHashOf(connection, known, parameters.taskId),
     parameters.verifier === zeroAddress ? zeroHash : blockHashOf(connection.publicClient, known, parameters.commitBlock + 1n),
-    parameters.verdictBlock === 0n ? zeroHash : reportHashOf(connection, known, parameters.taskId, parameters.verdictBlock),
+    parameters.verdictBlock === 0n ? {reportHash: zeroHash, distance: 0n} : verdictOf(connection, known, parameters.taskId, parameters.verdictBlock),
   ])
-  return {specHash, randomness, reportHash}
+  return {specHash, randomness, ...verdict}
 }
 
 function knownOf(client: PublicClient): Known {
   let known = knownByClient.get(client)
   if (!known) {
-    known = {specs: new Map(), specsScannedTo: new Map(), specScans: new Map(), blockHashes: new Map(), reports: new Map()}
+    known = {specs: new Map(), specsScannedTo: new Map(), specScans: new Map(), blockHashes: new Map(), verdicts: new Map()}
     knownByClient.set(client, known)
   }
   return known
@@ -97,10 +99,10 @@ async function blockHashOf(client: PublicClient, known: Known, blockNumber: bigi
   return hash
 }
 
-async function reportHashOf(connection: Reader, known: Known, taskId: bigint, verdictBlock: bigint): Promise<Hex> {
+async function verdictOf(connection: Reader, known: Known, taskId: bigint, verdictBlock: bigint): Promise<Verdict> {
   const {market} = connection.contracts
   const key = `${market}:${taskId}:${verdictBlock}`
-  const cached = known.reports.get(key)
+  const cached = known.verdicts.get(key)
   if (cached) return cached
   const [event] = await connection.publicClient.getContractEvents({
     address: market,
@@ -111,6 +113,7 @@ async function reportHashOf(connection: Reader, known: Known, taskId: bigint, ve
     toBlock: verdictBlock,
   })
   if (!event) throw new UnexpectedChainValueError(`getTask failed: no VerdictPosted event for task ${taskId} in block ${verdictBlock}`)
-  known.reports.set(key, event.args.reportHash!)
-  return event.args.reportHash!
+  const verdict = {reportHash: event.args.reportHash!, distance: event.args.distance!}
+  known.verdicts.set(key, verdict)
+  return verdict
 }
