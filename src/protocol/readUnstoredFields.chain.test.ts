@@ -10,6 +10,7 @@ import {loadJobSpec} from '../ml/spec/index.js'
 import {packageRoot} from '../util/packageRoot.js'
 import {connect, requireSigner, type SignedConnection} from './connect.js'
 import {listTasks} from './listTasks.js'
+import {finalityDepth} from './readUnstoredFields.js'
 import {submitTask} from './submitTask.js'
 
 const smokeMlp = path.join(packageRoot, 'fixtures/jobs/smoke-mlp.yaml')
@@ -59,6 +60,33 @@ describe('readUnstoredFields: the spec hash, randomness, report hash and distanc
       assert.equal(again.at(-1)!.specHash, fourth.specHash)
       assert.equal(logReads.length, 2)
       assert.equal(logReads[1]!.fromBlock, logReads[0]!.toBlock + 1n, 'the second scan starts after the first')
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it('on a chain that may reorganise, reads the last 64 blocks again until they are final', async () => {
+    const spec = await loadJobSpec(smokeMlp)
+    const young = await submitTask(submitter, {spec: {...spec, training: {...spec.training, seed: spec.training.seed + 10}}})
+    let scans = 0
+    const proxy = await startFaultyRpc(devnet.anvil.rpcUrl, (request) => {
+      if (request.method === 'eth_getLogs') scans++
+      return {kind: 'forward'}
+    })
+    try {
+      // A client that takes the chain for a public one (another id than the development chains' 31337).
+      const {publicClient} = await createClients({rpcUrl: proxy.url, chainId: 11155111})
+      assert.equal(finalityDepth(publicClient.chain.id), 64n)
+      const reader = {...submitter, publicClient}
+      const read = async () => (await listTasks(reader)).find((task) => task.id === young.taskId)!.specHash
+      assert.equal(await read(), young.specHash)
+      assert.equal(await read(), young.specHash)
+      assert.equal(scans, 2, 'the young task\'s block is read again')
+      await publicClient.request({method: 'anvil_mine', params: ['0x40']} as never)
+      await new Promise((resolve) => setTimeout(resolve, publicClient.cacheTime + 10))
+      assert.equal(await read(), young.specHash)
+      assert.equal(await read(), young.specHash)
+      assert.equal(scans, 3, 'remembered once 64 blocks deep')
     } finally {
       await proxy.close()
     }

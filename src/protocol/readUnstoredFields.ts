@@ -7,7 +7,7 @@ import {UnexpectedChainValueError} from './errors.js'
 
 export type ReadUnstoredFieldsParameters = {
   taskId: bigint
-  /** The stored fields the three hashes follow from (getTask's view). */
+  /** The stored fields the others follow from (getTask's view). */
   verifier: Hex
   commitBlock: bigint
   verdictBlock: bigint
@@ -17,13 +17,22 @@ export type ReadUnstoredFieldsReturnType = {specHash: Hex; randomness: Hex; repo
 
 type Verdict = Pick<ReadUnstoredFieldsReturnType, 'reportHash' | 'distance'>
 
-/** What one public client has read already: none of it changes once on chain (a devnet does not reorganise). */
+/**
+ * How many blocks deep what a reader saw counts as final, so that it is remembered: none on a development chain
+ * (anvil's and Hardhat's id 31337: nothing reorganises it), 64 elsewhere (a public chain may replace its latest
+ * blocks, and with them a task's events or the block its randomness is drawn from). Younger reads are made again.
+ */
+export function finalityDepth(chainId: number | undefined): bigint {
+  return chainId === 31337 ? 0n : 64n
+}
+
+/** What one public client has read from blocks deep enough to be final (finalityDepth). */
 type Known = {
   specs: Map<string, Hex>
-  /** The last block whose TaskSubmitted events are in `specs`, per market. */
-  specsScannedTo: Map<string, bigint>
-  /** The scan of TaskSubmitted events under way, per market. */
-  specScans: Map<string, Promise<void>>
+  /** The last block whose TaskSubmitted events are all in `specs`, per market. */
+  specsFinalTo: Map<string, bigint>
+  /** The scan of TaskSubmitted events under way, per market, with every spec hash it found. */
+  specScans: Map<string, Promise<Map<string, Hex>>>
   blockHashes: Map<bigint, Hex>
   verdicts: Map<string, Verdict>
 }
@@ -39,19 +48,19 @@ type Reader = Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Conn
  * - the verification randomness, `blockhash(commitBlock + 1)` as claimVerification fixed it, while a verifier
  *   holds the task (0 otherwise, as the stored field was);
  * - the report hash and the distance from the VerdictPosted event of block `verdictBlock` (0 before a verdict).
- * Each is read once per public client and remembered.
+ * Each is remembered per public client once its block is final (finalityDepth).
  *
  * @throws {@link UnexpectedChainValueError} when the chain lacks the event a stored field says is there
  */
-export async function readUnstoredFields(
-  connection: Reader,
-  parameters: ReadUnstoredFieldsParameters,
-): Promise<ReadUnstoredFieldsReturnType> {
-  const known = knownOf(connection.publicClient)
+export async function readUnstoredFields(connection: Reader, parameters: ReadUnstoredFieldsParameters): Promise<ReadUnstoredFieldsReturnType> {
+  const client = connection.publicClient
+  const known = knownOf(client)
+  // viem's cached head (a pass's reads share it): at worst a little old, which only remembers less.
+  const finalTo = (await client.getBlockNumber()) - finalityDepth(client.chain?.id)
   const [specHash, randomness, verdict] = await Promise.all([
-    specHashOf(connection, known, parameters.taskId),
-    parameters.verifier === zeroAddress ? zeroHash : blockHashOf(connection.publicClient, known, parameters.commitBlock + 1n),
-    parameters.verdictBlock === 0n ? {reportHash: zeroHash, distance: 0n} : verdictOf(connection, known, parameters.taskId, parameters.verdictBlock),
+    specHashOf(connection, known, finalTo, parameters.taskId),
+    parameters.verifier === zeroAddress ? zeroHash : blockHashOf(client, known, finalTo, parameters.commitBlock + 1n),
+    parameters.verdictBlock === 0n ? {reportHash: zeroHash, distance: 0n} : verdictOf(connection, known, finalTo, parameters.taskId, parameters.verdictBlock),
   ])
   return {specHash, randomness, ...verdict}
 }
@@ -59,47 +68,54 @@ export async function readUnstoredFields(
 function knownOf(client: PublicClient): Known {
   let known = knownByClient.get(client)
   if (!known) {
-    known = {specs: new Map(), specsScannedTo: new Map(), specScans: new Map(), blockHashes: new Map(), verdicts: new Map()}
+    known = {specs: new Map(), specsFinalTo: new Map(), specScans: new Map(), blockHashes: new Map(), verdicts: new Map()}
     knownByClient.set(client, known)
   }
   return known
 }
 
-async function specHashOf(connection: Reader, known: Known, taskId: bigint): Promise<Hex> {
+async function specHashOf(connection: Reader, known: Known, finalTo: bigint, taskId: bigint): Promise<Hex> {
   const {market} = connection.contracts
   const key = `${market}:${taskId}`
-  // A pass reads every task at once: they share one scan rather than each starting their own.
-  await known.specScans.get(market)
-  if (!known.specs.has(key)) await (known.specScans.get(market) ?? scanSpecs(connection, known))
-  const specHash = known.specs.get(key)
-  if (!specHash) throw new UnexpectedChainValueError(`getTask failed: no TaskSubmitted event for task ${taskId} up to block ${known.specsScannedTo.get(market)}`)
-  return specHash
+  const cached = known.specs.get(key)
+  if (cached) return cached
+  // A pass reads every task at once: they share one scan rather than each starting their own; a scan that began
+  // before this task's submission may not have it, so a miss scans again.
+  const found = (await known.specScans.get(market))?.get(key) ?? (await (known.specScans.get(market) ?? scanSpecs(connection, known, finalTo))).get(key)
+  if (!found) throw new UnexpectedChainValueError(`getTask failed: no TaskSubmitted event for task ${taskId}`)
+  return found
 }
 
-/** Reads the TaskSubmitted events after the last scan (from the deployment at first) up to the head. */
-function scanSpecs(connection: Reader, known: Known): Promise<void> {
+/** Reads the TaskSubmitted events after the last final block scanned (from the deployment at first) up to the head. */
+function scanSpecs(connection: Reader, known: Known, finalTo: bigint): Promise<Map<string, Hex>> {
   const {market} = connection.contracts
   const client = connection.publicClient
   const scan = (async () => {
-    const fromBlock = (known.specsScannedTo.get(market) ?? (connection.deployBlock ?? 0n) - 1n) + 1n
+    const fromBlock = (known.specsFinalTo.get(market) ?? (connection.deployBlock ?? 0n) - 1n) + 1n
+    // To the head as it is now (not a cached one): the task being read was submitted at or before it.
     const toBlock = await client.getBlockNumber({cacheTime: 0})
-    const events = await getLogsPaged(client, {fromBlock, toBlock}, (range) => client.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskSubmitted', ...range}))
-    for (const event of events) known.specs.set(`${market}:${event.args.id}`, event.args.specHash!)
-    known.specsScannedTo.set(market, toBlock)
+    const events = await getLogsPaged(client, {fromBlock, toBlock}, (range) =>
+      client.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskSubmitted', ...range}),
+    )
+    const found = new Map(events.map((event) => [`${market}:${event.args.id}`, event.args.specHash!] as const))
+    const finalEnd = finalTo < toBlock ? finalTo : toBlock
+    for (const event of events) if (event.blockNumber <= finalEnd) known.specs.set(`${market}:${event.args.id}`, event.args.specHash!)
+    if (finalEnd >= fromBlock) known.specsFinalTo.set(market, finalEnd)
+    return found
   })().finally(() => known.specScans.delete(market))
   known.specScans.set(market, scan)
   return scan
 }
 
-async function blockHashOf(client: PublicClient, known: Known, blockNumber: bigint): Promise<Hex> {
+async function blockHashOf(client: PublicClient, known: Known, finalTo: bigint, blockNumber: bigint): Promise<Hex> {
   const cached = known.blockHashes.get(blockNumber)
   if (cached) return cached
   const {hash} = await client.getBlock({blockNumber})
-  known.blockHashes.set(blockNumber, hash)
+  if (blockNumber <= finalTo) known.blockHashes.set(blockNumber, hash)
   return hash
 }
 
-async function verdictOf(connection: Reader, known: Known, taskId: bigint, verdictBlock: bigint): Promise<Verdict> {
+async function verdictOf(connection: Reader, known: Known, finalTo: bigint, taskId: bigint, verdictBlock: bigint): Promise<Verdict> {
   const {market} = connection.contracts
   const key = `${market}:${taskId}:${verdictBlock}`
   const cached = known.verdicts.get(key)
@@ -114,6 +130,6 @@ async function verdictOf(connection: Reader, known: Known, taskId: bigint, verdi
   })
   if (!event) throw new UnexpectedChainValueError(`getTask failed: no VerdictPosted event for task ${taskId} in block ${verdictBlock}`)
   const verdict = {reportHash: event.args.reportHash!, distance: event.args.distance!}
-  known.verdicts.set(key, verdict)
+  if (verdictBlock <= finalTo) known.verdicts.set(key, verdict)
   return verdict
 }
