@@ -208,7 +208,6 @@ contract TaskMarket is TaskMarketBase {
 
         t.status = Status.Committed;
         t.proofRoot = proofRoot;
-        t.manifestHash = manifestHash;
         t.checkpointCount = checkpointCount;
         t.checkpointInterval = checkpointInterval;
         t.totalSteps = totalSteps;

@@ -56,9 +56,10 @@ abstract contract TaskMarketBase {
         uint16 demandWeight;
         /// ProtocolConfig.forcedErrorBps at the claim (the coin's odds for this attempt)
         uint16 forcedErrorBps;
-        // The spec hash, the verification randomness, the report hash and the verdict's distance are not stored:
-        // nothing on chain reads them again, and each is fixed where readers find it (docs/market.md, "What a task
-        // stores"): the spec hash in TaskSubmitted, the randomness as the hash of block commitBlock + 1
+        // The spec hash, the manifest hash, the verification randomness, the report hash and the verdict's distance
+        // are not stored: nothing on chain reads them again, and each is fixed where readers find it (docs/market.md,
+        // "What a task stores"): the spec hash in TaskSubmitted, the manifest hash in ProofCommitted (or, after a
+        // forced error's reveal, in VerificationReopened), the randomness as the hash of block commitBlock + 1
         // (VerificationClaimed too), the report hash and the distance in the VerdictPosted of block verdictBlock. A
         // slot each saved (about 22k gas; the distance's only when it is not 0).
         // slot 1: the most the submitter pays per work unit
@@ -95,23 +96,22 @@ abstract contract TaskMarketBase {
         uint32 rejectSegment;
         // slot 7: keccak256(abi.encode(secret)), committed at claimTask
         bytes32 secretHash;
-        // slots 8-11 (commit)
+        // slots 8-10 (commit)
         bytes32 proofRoot;
-        bytes32 manifestHash;
         /// blockhash(claimBlock + 1), fixed at commitProof: with the secret it tosses the forced-error coin
         bytes32 seed;
         /// keccak256(abi.encode(honestRoot, honestManifestHash, secret))
         bytes32 sealedHonest;
-        // slot 12 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
+        // slot 11 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
         // replays)
         address verifier;
         uint96 verifierLocked;
-        // slot 13 (verdict): end of the challenge, open and reveal windows
+        // slot 12 (verdict): end of the challenge, open and reveal windows
         uint64 verdictBlock;
         uint64 challengeEndBlock;
         uint64 openEndBlock;
         uint64 revealEndBlock;
-        // slot 14
+        // slot 13
         /// the verifier's replayed end hash of a rejection (0 if accepted: not written)
         bytes32 rejectReplayHash;
         /// the committed checkpoints around the rejected segment (proven by disputeRejection)
@@ -324,7 +324,8 @@ abstract contract TaskMarketBase {
     /// @notice Nobody claimed the verification while `blockhash(commitBlock + 1)` was readable: the randomness now
     ///         comes from the block after `commitBlock` (this block), which no caller can know when it calls.
     event RandomnessRenewed(uint256 indexed id, uint64 commitBlock);
-    /// @notice The task is Committed again for a fresh verification of (`proofRoot`, `manifestHash`).
+    /// @notice The task is Committed again for a fresh verification of `proofRoot`: the proof it had (`manifestHash`
+    ///         0), or the honest one a forced error's reveal put in its place (`manifestHash` that proof's manifest).
     event VerificationReopened(uint256 indexed id, bytes32 proofRoot, bytes32 manifestHash, uint64 deadline);
     event VerifierExcluded(uint256 indexed id, address indexed verifier);
     event TaskExpired(uint256 indexed id, Status fromStatus, uint256 refunded);
@@ -476,7 +477,7 @@ abstract contract TaskMarketBase {
             address solver = t.solver;
             emit DisputeResolved(id, disputeId, outcome, 0, proverWon ? verifierLocked : 0, 0);
             _bar(id, verifier);
-            _backToCommitted(id, t);
+            _backToCommitted(id, t, bytes32(0));
             if (proverWon) _slash(id, verifier, verifierLocked, solver);
             else registry.unlock(verifier, verifierLocked);
         }
@@ -698,7 +699,8 @@ abstract contract TaskMarketBase {
     }
 
     /// @dev Back to Committed (the solver's claim, secret, proof and stake stay) for a fresh verification.
-    function _backToCommitted(uint256 id, Task storage t) internal {
+    /// @param replacedManifest the manifest of the proof that replaced the committed one (0: the proof stays)
+    function _backToCommitted(uint256 id, Task storage t, bytes32 replacedManifest) internal {
         uint64 deadline = _after(t.verificationTimeout);
         t.status = Status.Committed;
         t.verifier = address(0);
@@ -718,7 +720,7 @@ abstract contract TaskMarketBase {
         t.verifierLocked = 0;
         t.activeDispute = 0;
         delete _challenges[id];
-        emit VerificationReopened(id, t.proofRoot, t.manifestHash, deadline);
+        emit VerificationReopened(id, t.proofRoot, replacedManifest, deadline);
     }
 
     function _bar(uint256 id, address verifier) internal {

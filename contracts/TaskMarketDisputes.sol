@@ -206,11 +206,10 @@ contract TaskMarketDisputes is TaskMarketBase {
 
         t.forcedRevealed = true;
         t.proofRoot = honestRoot;
-        t.manifestHash = honestManifestHash;
         // Only a verifier that accepted the wrong proof is barred: one that rejected it gave the right answer and
         // may verify the honest proof (with a single verifier the task would otherwise wait out its deadline).
         if (accepted) _bar(id, verifier);
-        _backToCommitted(id, t);
+        _backToCommitted(id, t, honestManifestHash);
         emit ForcedErrorRevealed(id, catchers, paid);
 
         if (accepted) _slash(id, verifier, verifierLocked, catchers.length == 0 ? address(0) : catchers[0]);

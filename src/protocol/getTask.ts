@@ -12,7 +12,7 @@ export type GetTaskErrorType = ContractRevertError | ChainError | UnexpectedChai
 
 /**
  * One task of the TaskMarket as TypeScript reads it: bigints for block numbers and amounts, names for its status;
- * the fields the contract does not store (the spec hash, the randomness, the report hash, the distance) read where
+ * the fields the contract does not store (spec, manifest and report hashes, randomness, distance) read where
  * the chain fixed them (readUnstoredFields).
  *
  * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
@@ -28,7 +28,14 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
     })
     const status = taskStatuses[Number(raw.status)]
     if (!status) throw new UnexpectedChainValueError(`getTask failed: unknown task status ${raw.status}`)
-    const unstored = await readUnstoredFields(connection, {taskId: id, verifier: raw.verifier, commitBlock: BigInt(raw.commitBlock), verdictBlock: BigInt(raw.verdictBlock)})
+    const unstored = await readUnstoredFields(connection, {
+      taskId: id,
+      attempts: Number(raw.attempts),
+      forcedRevealed: raw.forcedRevealed,
+      verifier: raw.verifier,
+      commitBlock: BigInt(raw.commitBlock),
+      verdictBlock: BigInt(raw.verdictBlock),
+    })
     return {
       id,
       submitter: raw.submitter,
@@ -55,7 +62,7 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       commitBlock: BigInt(raw.commitBlock),
       checkpointCount: Number(raw.checkpointCount),
       proofRoot: raw.proofRoot,
-      manifestHash: raw.manifestHash,
+      manifestHash: unstored.manifestHash,
       randomness: unstored.randomness,
       reportHash: unstored.reportHash,
       distance: unstored.distance,

@@ -1,4 +1,4 @@
-import {type Hex, type PublicClient, zeroAddress, zeroHash} from 'viem'
+import {encodeEventTopics, formatLog, type Hex, type Log, numberToHex, parseEventLogs, type PublicClient, type RpcLog, zeroAddress, zeroHash} from 'viem'
 
 import {getLogsPaged} from '../chain/getLogsPaged.js'
 import {taskMarketAbi} from '../chain/generated/index.js'
@@ -8,12 +8,14 @@ import {UnexpectedChainValueError} from './errors.js'
 export type ReadUnstoredFieldsParameters = {
   taskId: bigint
   /** The stored fields the others follow from (getTask's view). */
+  attempts: number
+  forcedRevealed: boolean
   verifier: Hex
   commitBlock: bigint
   verdictBlock: bigint
 }
 
-export type ReadUnstoredFieldsReturnType = {specHash: Hex; randomness: Hex; reportHash: Hex; distance: bigint}
+export type ReadUnstoredFieldsReturnType = {specHash: Hex; manifestHash: Hex; randomness: Hex; reportHash: Hex; distance: bigint}
 
 type Verdict = Pick<ReadUnstoredFieldsReturnType, 'reportHash' | 'distance'>
 
@@ -33,6 +35,7 @@ type Known = {
   specsFinalTo: Map<string, bigint>
   /** The scan of TaskSubmitted events under way, per market, with every spec hash it found. */
   specScans: Map<string, Promise<Map<string, Hex>>>
+  manifests: Map<string, Hex>
   blockHashes: Map<bigint, Hex>
   verdicts: Map<string, Verdict>
 }
@@ -45,6 +48,8 @@ type Reader = Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Conn
  * The fields a task does not store (contracts/TaskMarketBase.sol, `Task`; docs/market.md, "What a task stores"),
  * read where the chain fixed them:
  * - the spec hash from the task's TaskSubmitted event (one scan from the deployment reads every task's);
+ * - the manifest hash, once the attempt committed (`commitBlock` not 0), from its ProofCommitted event, or from the
+ *   VerificationReopened that put a forced error's honest proof in its place (`forcedRevealed`);
  * - the verification randomness, `blockhash(commitBlock + 1)` as claimVerification fixed it, while a verifier
  *   holds the task (0 otherwise, as the stored field was);
  * - the report hash and the distance from the VerdictPosted event of block `verdictBlock` (0 before a verdict).
@@ -57,18 +62,19 @@ export async function readUnstoredFields(connection: Reader, parameters: ReadUns
   const known = knownOf(client)
   // viem's cached head (a pass's reads share it): at worst a little old, which only remembers less.
   const finalTo = (await client.getBlockNumber()) - finalityDepth(client.chain?.id)
-  const [specHash, randomness, verdict] = await Promise.all([
+  const [specHash, manifestHash, randomness, verdict] = await Promise.all([
     specHashOf(connection, known, finalTo, parameters.taskId),
+    parameters.commitBlock === 0n ? zeroHash : manifestOf(connection, known, finalTo, parameters),
     parameters.verifier === zeroAddress ? zeroHash : blockHashOf(client, known, finalTo, parameters.commitBlock + 1n),
     parameters.verdictBlock === 0n ? {reportHash: zeroHash, distance: 0n} : verdictOf(connection, known, finalTo, parameters.taskId, parameters.verdictBlock),
   ])
-  return {specHash, randomness, ...verdict}
+  return {specHash, manifestHash, randomness, ...verdict}
 }
 
 function knownOf(client: PublicClient): Known {
   let known = knownByClient.get(client)
   if (!known) {
-    known = {specs: new Map(), specsFinalTo: new Map(), specScans: new Map(), blockHashes: new Map(), verdicts: new Map()}
+    known = {specs: new Map(), specsFinalTo: new Map(), specScans: new Map(), manifests: new Map(), blockHashes: new Map(), verdicts: new Map()}
     knownByClient.set(client, known)
   }
   return known
@@ -105,6 +111,31 @@ function scanSpecs(connection: Reader, known: Known, finalTo: bigint): Promise<M
   })().finally(() => known.specScans.delete(market))
   known.specScans.set(market, scan)
   return scan
+}
+
+const attemptEvents = ['TaskReopened', 'ProofCommitted', 'VerificationReopened'] as const
+
+/** The manifest of the attempt's proof: the last one its ProofCommitted or a VerificationReopened with a manifest named. */
+async function manifestOf(connection: Reader, known: Known, finalTo: bigint, parameters: ReadUnstoredFieldsParameters): Promise<Hex> {
+  const {market} = connection.contracts
+  const key = `${market}:${parameters.taskId}:${parameters.attempts}:${parameters.forcedRevealed}`
+  const cached = known.manifests.get(key)
+  if (cached) return cached
+  const client = connection.publicClient
+  // One request for the task's three kinds of event (viem's getLogs filters by argument for one event only).
+  const topics = [attemptEvents.map((eventName) => encodeEventTopics({abi: taskMarketAbi, eventName})[0]!), numberToHex(parameters.taskId, {size: 32})]
+  const logs = await getLogsPaged(client, {fromBlock: connection.deployBlock ?? 0n}, async (range): Promise<Log[]> => {
+    const params = [{address: market, topics, fromBlock: numberToHex(range.fromBlock), toBlock: numberToHex(range.toBlock)}]
+    return ((await client.request({method: 'eth_getLogs', params} as never)) as RpcLog[]).map((log) => formatLog(log))
+  })
+  let manifest: {hash: Hex; block: bigint} | undefined
+  for (const log of parseEventLogs({abi: taskMarketAbi, logs, eventName: [...attemptEvents]})) {
+    if (log.eventName === 'TaskReopened') manifest = undefined
+    else if (log.args.manifestHash !== zeroHash) manifest = {hash: log.args.manifestHash, block: log.blockNumber}
+  }
+  if (!manifest) throw new UnexpectedChainValueError(`getTask failed: no ProofCommitted event for task ${parameters.taskId}'s attempt ${parameters.attempts}`)
+  if (manifest.block <= finalTo) known.manifests.set(key, manifest.hash)
+  return manifest.hash
 }
 
 async function blockHashOf(client: PublicClient, known: Known, finalTo: bigint, blockNumber: bigint): Promise<Hex> {

@@ -309,9 +309,16 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     async checkUnstored(where: string): Promise<void> {
       this.reader ??= (await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, batch: false})).publicClient
       for (const id of this.unstoredTouched) {
-        const stored = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {verifier: Hex; commitBlock: bigint; verdictBlock: bigint}
+        const stored = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {attempts: number; forcedRevealed: boolean; verifier: Hex; commitBlock: bigint; verdictBlock: bigint}
         const reader = {publicClient: this.reader, contracts: {market: ctx.system.market, registry: ctx.system.registry}}
-        const hashes = await readUnstoredFields(reader, {taskId: id, verifier: stored.verifier, commitBlock: BigInt(stored.commitBlock), verdictBlock: BigInt(stored.verdictBlock)})
+        const hashes = await readUnstoredFields(reader, {
+          taskId: id,
+          attempts: Number(stored.attempts),
+          forcedRevealed: stored.forcedRevealed,
+          verifier: stored.verifier,
+          commitBlock: BigInt(stored.commitBlock),
+          verdictBlock: BigInt(stored.verdictBlock),
+        })
         assert.deepEqual(hashes, this.unstored.get(id), `${where}: task ${id}'s unstored fields as read are not the events'`)
       }
       this.unstoredTouched.clear()
@@ -321,11 +328,15 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     foldUnstored(eventName: string, args: Record<string, unknown>): void {
       const id = args.id as bigint
       const known = this.unstored.get(id)
-      if (eventName === 'TaskSubmitted') this.unstored.set(id, {specHash: args.specHash as Hex, randomness: zeroHash, reportHash: zeroHash, distance: 0n})
+      if (eventName === 'TaskSubmitted') this.unstored.set(id, {specHash: args.specHash as Hex, manifestHash: zeroHash, randomness: zeroHash, reportHash: zeroHash, distance: 0n})
       else if (!known) return
       else if (eventName === 'VerificationClaimed') known.randomness = args.randomness as Hex
       else if (eventName === 'VerdictPosted') Object.assign(known, {reportHash: args.reportHash as Hex, distance: args.distance as bigint})
-      else if (eventName === 'VerificationReopened' || eventName === 'TaskReopened') Object.assign(known, {randomness: zeroHash, reportHash: zeroHash, distance: 0n})
+      else if (eventName === 'ProofCommitted') known.manifestHash = args.manifestHash as Hex
+      else if (eventName === 'VerificationReopened') {
+        Object.assign(known, {randomness: zeroHash, reportHash: zeroHash, distance: 0n})
+        if (args.manifestHash !== zeroHash) known.manifestHash = args.manifestHash as Hex
+      } else if (eventName === 'TaskReopened') Object.assign(known, {manifestHash: zeroHash, randomness: zeroHash, reportHash: zeroHash, distance: 0n})
       else return
       this.unstoredTouched.add(id)
     }

@@ -1,4 +1,4 @@
-import {type Address, type Hex, parseEventLogs, type PublicClient} from 'viem'
+import {type Address, type Hex, parseEventLogs, type PublicClient, zeroHash} from 'viem'
 
 import {taskMarketAbi} from '../../chain/generated/index.js'
 
@@ -84,7 +84,8 @@ function apply(tasks: Map<bigint, BoardTask>, log: MarketLog): void {
       Object.assign(task, {status: 'Committed', proofRoot: log.args.proofRoot, manifestHash: log.args.manifestHash, checkpointCount: Number(log.args.checkpointCount), commitBlock: log.blockNumber})
       break
     case 'VerificationReopened':
-      Object.assign(task, {status: 'Committed', proofRoot: log.args.proofRoot, manifestHash: log.args.manifestHash, commitBlock: log.blockNumber})
+      // No manifest named: the proof stays (a forced error's reveal names the honest proof's).
+      Object.assign(task, {status: 'Committed', proofRoot: log.args.proofRoot, commitBlock: log.blockNumber}, log.args.manifestHash === zeroHash ? {} : {manifestHash: log.args.manifestHash})
       break
     case 'VerificationClaimed':
       Object.assign(task, {status: 'Verifying', verifier: log.args.verifier})

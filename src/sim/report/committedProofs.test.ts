@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import {zeroHash} from 'viem'
 
 import {committedProofs} from './committedProofs.js'
 import type {MarketLogEntry} from './readMarketLog.js'
@@ -23,8 +24,8 @@ describe('committedProofs (the proofs a training curve is drawn for)', () => {
         [2, 'TaskClaimed', {solver: cheater}],
         [3, 'ProofCommitted', {manifestHash: hash(1)}],
         [4, 'VerdictPosted', {verifier: colluder, accepted: true, reportHash: hash(11)}],
-        // a whistleblower wins: the same proof is verified again, and rejected
-        [6, 'VerificationReopened', {manifestHash: hash(1)}],
+        // a whistleblower wins: the same proof is verified again (the event names no manifest), and rejected
+        [6, 'VerificationReopened', {manifestHash: zeroHash}],
         [7, 'VerdictPosted', {verifier, accepted: false, reportHash: hash(12)}],
         [7, 'TaskRejected', {solver: cheater}],
         [7, 'TaskReopened', {}],

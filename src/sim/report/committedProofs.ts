@@ -1,4 +1,4 @@
-import type {Address, Hex} from 'viem'
+import {type Address, type Hex, zeroHash} from 'viem'
 
 import {addressArg, type MarketLogEntry, taskIdOf} from './readMarketLog.js'
 
@@ -31,8 +31,9 @@ export function committedProofs(entries: readonly MarketLogEntry[]): CommittedPr
     if (taskId === undefined) continue
     if (entry.eventName === 'TaskSubmitted') specs.set(taskId, entry.args.specHash as Hex)
     if (entry.eventName === 'TaskClaimed') claimer.set(taskId, addressArg(entry, 'solver'))
-    // A re-verification of the same proof (an overturned verdict) is more verdicts on it, not another proof.
-    const sameProof = entry.eventName === 'VerificationReopened' && latest.get(taskId)?.manifestHash === entry.args.manifestHash
+    // A re-verification of the same proof (an overturned verdict: its VerificationReopened names no manifest) is more
+    // verdicts on it, not another proof.
+    const sameProof = entry.eventName === 'VerificationReopened' && (entry.args.manifestHash === zeroHash || latest.get(taskId)?.manifestHash === entry.args.manifestHash)
     if ((entry.eventName === 'ProofCommitted' || entry.eventName === 'VerificationReopened') && !sameProof) {
       const number = proofs.filter((proof) => proof.taskId === taskId).length + 1
       const proof = {taskId, proof: number, solver: claimer.get(taskId), specHash: specs.get(taskId), manifestHash: entry.args.manifestHash as Hex, verdicts: [], reopened: false}

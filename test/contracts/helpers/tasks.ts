@@ -78,7 +78,6 @@ export const clearedAttempt = {
   commitBlock: 0n,
   checkpointCount: 0,
   proofRoot: zeroHash,
-  manifestHash: zeroHash,
   secretHash: zeroHash,
   seed: zeroHash,
   sealedHonest: zeroHash,
