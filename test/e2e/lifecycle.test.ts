@@ -121,17 +121,12 @@ describe('gensyn devnet up --detach --state, down, and up --state again (real an
     assert.ok(isAlive(detached.pid), 'up --detach returned but its devnet is not running')
     assert.match(detached.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/)
 
-    // 2. Its solver claims the task and stores a checkpoint past step 0; status sees it all.
+    // 2. Its solver claims the task; status sees it all. Then, once a checkpoint past step 0 is stored, down at once:
+    // the job is long enough that the solver cannot finish it in the time down takes, even on a loaded machine.
     const solverLog = path.join(stateDir, 'logs', 'solver-1.log')
-    const checkpoint = await waitFor(
-      async () => {
-        const lines = jsonLines<SolverLine>(await readFile(solverLog, 'utf8').catch(() => ''))
-        return lines.find((line) => line.type === 'checkpoint' && (line.step ?? 0) > 0)
-      },
-      120_000,
-      'a stored checkpoint after step 0',
-    )
-    const taskId = checkpoint.taskId!
+    const solverLines = async () => jsonLines<SolverLine>(await readFile(solverLog, 'utf8').catch(() => ''))
+    const claimed = await waitFor(async () => (await solverLines()).find((line) => line.type === 'claimed'), 120_000, 'the solver\'s claim')
+    const taskId = claimed.taskId!
     const status = await runGensyn(['devnet', 'status', '--state-dir', stateDir, '--json'])
     assert.equal(status.exitCode, 0, String(status.stderr))
     const shown = JSON.parse(String(status.stdout)) as {running: boolean; pid: number; rpcUrl: string; actors: {name: string; alive: boolean}[]; tasks: {id: string; status: string}[]}
@@ -139,6 +134,11 @@ describe('gensyn devnet up --detach --state, down, and up --state again (real an
     assert.equal(shown.rpcUrl, detached.rpcUrl)
     for (const name of ['solver-1', 'verifier-1']) assert.ok(shown.actors.find((actor) => actor.name === name)?.alive, `${name} is not alive`)
     assert.ok(shown.tasks.some((task) => task.id === taskId), `task ${taskId} is not on chain`)
+    const checkpoint = await waitFor(
+      async () => (await solverLines()).find((line) => line.type === 'checkpoint' && line.taskId === taskId && (line.step ?? 0) > 0),
+      120_000,
+      'a stored checkpoint after step 0',
+    )
 
     // 3. down: every process gone, the chain dumped, nothing in the state dir claims a devnet.
     const processes = await readDevnetProcesses(stateDir)
@@ -174,11 +174,11 @@ describe('gensyn devnet up --detach --state, down, and up --state again (real an
     assert.deepEqual(report.market.timeouts, [], 'the downtime timed the solver out')
     assert.equal(report.conservation.ok, true, 'money is not conserved across the stop')
 
-    const solverLines = jsonLines<SolverLine>(await readFile(solverLog, 'utf8'))
-    const resume = solverLines.find((line) => line.type === 'resumed' && line.taskId === taskId)
+    const afterResume = await solverLines()
+    const resume = afterResume.find((line) => line.type === 'resumed' && line.taskId === taskId)
     assert.ok(resume, 'the restarted solver did not resume its task from a checkpoint')
     assert.ok((resume.step ?? 0) >= checkpoint.step!, `resumed at step ${resume.step}, a checkpoint at ${checkpoint.step} was stored before the stop`)
-    assert.equal(solverLines.filter((line) => line.type === 'claimed').length, 1, 'the task was claimed twice')
+    assert.equal(afterResume.filter((line) => line.type === 'claimed').length, 1, 'the task was claimed twice')
     assert.deepEqual(processesMatching(dir), [], 'processes left after the resumed run')
   })
 })
