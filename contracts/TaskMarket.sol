@@ -424,6 +424,8 @@ contract TaskMarket is TaskMarketBase {
     // ---------------------------------------------------------------- views
 
     /// @notice The task, with its rewards (`solverReward`, `verifierReward`) computed from the price and schedule.
+    ///         The spec, manifest and report hashes, the verification randomness and the verdict's distance are not
+    ///         stored (see `Task`): readers take them from the events and the block hash that fixed them.
     function getTask(uint256 id) external view returns (Task memory task) {
         Task storage t = _task(id);
         task = t;
