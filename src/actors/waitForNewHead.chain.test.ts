@@ -15,12 +15,10 @@ describe('waitForNewHead: a loop reads the market once a block (real anvil behin
   })
   after(() => anvil.stop())
 
+  /** A connection through a proxy that forwards everything and records it (`methods()`: what it was asked, in order). */
   async function recorded() {
-    const methods: string[] = []
-    const proxy = await startFaultyRpc(anvil.rpcUrl, (request) => {
-      methods.push(request.method)
-      return {kind: 'forward'}
-    })
+    const proxy = await startFaultyRpc(anvil.rpcUrl, () => ({kind: 'forward'}))
+    const methods = () => proxy.seen.map((request) => request.method)
     const {publicClient} = await createClients({rpcUrl: proxy.url, chainId: anvil.chainId})
     const direct = (await createClients({rpcUrl: anvil.rpcUrl, chainId: anvil.chainId})).publicClient
     return {methods, proxy, connection: {publicClient, pollMs: undefined}, head: await direct.getBlockNumber({cacheTime: 0}), direct}
@@ -33,7 +31,7 @@ describe('waitForNewHead: a loop reads the market once a block (real anvil behin
       await waitForNewHead(connection, head, {pollMs: 40})
       assert.ok(performance.now() - started >= QUIET_POLLS * 40 - 5, 'it returned before QUIET_POLLS intervals')
       // The last interval ends the wait without a read: the loop's own pass reads the head anyway.
-      assert.deepEqual(methods, Array(QUIET_POLLS - 1).fill('eth_blockNumber'))
+      assert.deepEqual(methods(), Array(QUIET_POLLS - 1).fill('eth_blockNumber'))
     } finally {
       await proxy.close()
     }
@@ -44,10 +42,10 @@ describe('waitForNewHead: a loop reads the market once a block (real anvil behin
     try {
       const waiting = waitForNewHead(connection, head, {pollMs: 300})
       // Mine only once the first poll has seen the old head: the second poll must see the new one and return.
-      while (methods.length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
+      while (methods().length === 0) await new Promise((resolve) => setTimeout(resolve, 5))
       await direct.request({method: 'anvil_mine', params: ['0x1']} as never)
       await waiting
-      assert.deepEqual(methods, ['eth_blockNumber', 'eth_blockNumber'])
+      assert.deepEqual(methods(), ['eth_blockNumber', 'eth_blockNumber'])
     } finally {
       await proxy.close()
     }
@@ -58,7 +56,7 @@ describe('waitForNewHead: a loop reads the market once a block (real anvil behin
     try {
       await direct.request({method: 'anvil_mine', params: ['0x1']} as never)
       await waitForNewHead(connection, head, {pollMs: 20})
-      assert.deepEqual(methods, ['eth_blockNumber'])
+      assert.deepEqual(methods(), ['eth_blockNumber'])
     } finally {
       await proxy.close()
     }
@@ -71,7 +69,7 @@ describe('waitForNewHead: a loop reads the market once a block (real anvil behin
       const waiting = waitForNewHead(connection, head, {pollMs: 10_000, signal: abort.signal})
       abort.abort()
       await waiting
-      assert.deepEqual(methods, [])
+      assert.deepEqual(methods(), [])
     } finally {
       await proxy.close()
     }

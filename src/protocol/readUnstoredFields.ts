@@ -1,4 +1,4 @@
-import {encodeEventTopics, formatLog, type Hex, type Log, numberToHex, parseEventLogs, type PublicClient, type RpcLog, zeroAddress, zeroHash} from 'viem'
+import {encodeEventTopics, formatLog, type Hex, type Log, maxUint256, numberToHex, parseEventLogs, type PublicClient, type RpcLog, zeroAddress, zeroHash} from 'viem'
 
 import {getLogsPaged} from '../chain/getLogsPaged.js'
 import {taskMarketAbi} from '../chain/generated/index.js'
@@ -36,7 +36,7 @@ type Known = {
   /** The scan of TaskSubmitted events under way, per market, with every spec hash it found. */
   specScans: Map<string, Promise<Map<string, Hex>>>
   manifests: Map<string, Hex>
-  blockHashes: Map<bigint, Hex>
+  blockHashes: Map<string, Hex>
   verdicts: Map<string, Verdict>
 }
 
@@ -60,8 +60,10 @@ type Reader = Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Conn
 export async function readUnstoredFields(connection: Reader, parameters: ReadUnstoredFieldsParameters): Promise<ReadUnstoredFieldsReturnType> {
   const client = connection.publicClient
   const known = knownOf(client)
-  // viem's cached head (a pass's reads share it): at worst a little old, which only remembers less.
-  const finalTo = (await client.getBlockNumber()) - finalityDepth(client.chain?.id)
+  // A development chain does not reorganise: whatever was read is final, and no head is needed to say so. Elsewhere
+  // the head: the reads of one pass start together and share viem's one request for it.
+  const depth = finalityDepth(client.chain?.id)
+  const finalTo = depth === 0n ? maxUint256 : (await client.getBlockNumber()) - depth
   const [specHash, manifestHash, randomness, verdict] = await Promise.all([
     specHashOf(connection, known, finalTo, parameters.taskId),
     parameters.commitBlock === 0n ? zeroHash : manifestOf(connection, known, finalTo, parameters),
@@ -116,51 +118,51 @@ function scanSpecs(connection: Reader, known: Known, finalTo: bigint): Promise<M
 const attemptEvents = ['TaskReopened', 'ProofCommitted', 'VerificationReopened'] as const
 
 /** The manifest of the attempt's proof: the last one its ProofCommitted or a VerificationReopened with a manifest named. */
-async function manifestOf(connection: Reader, known: Known, finalTo: bigint, parameters: ReadUnstoredFieldsParameters): Promise<Hex> {
+function manifestOf(connection: Reader, known: Known, finalTo: bigint, parameters: ReadUnstoredFieldsParameters): Promise<Hex> {
   const {market} = connection.contracts
-  const key = `${market}:${parameters.taskId}:${parameters.attempts}:${parameters.forcedRevealed}`
-  const cached = known.manifests.get(key)
-  if (cached) return cached
   const client = connection.publicClient
-  // One request for the task's three kinds of event (viem's getLogs filters by argument for one event only).
-  const topics = [attemptEvents.map((eventName) => encodeEventTopics({abi: taskMarketAbi, eventName})[0]!), numberToHex(parameters.taskId, {size: 32})]
-  const logs = await getLogsPaged(client, {fromBlock: connection.deployBlock ?? 0n}, async (range): Promise<Log[]> => {
-    const params = [{address: market, topics, fromBlock: numberToHex(range.fromBlock), toBlock: numberToHex(range.toBlock)}]
-    return ((await client.request({method: 'eth_getLogs', params} as never)) as RpcLog[]).map((log) => formatLog(log))
+  return remembered(known.manifests, `${market}:${parameters.taskId}:${parameters.attempts}:${parameters.forcedRevealed}`, finalTo, async () => {
+    // One request for the task's three kinds of event (viem's getLogs filters by argument for one event only).
+    const topics = [attemptEvents.map((eventName) => encodeEventTopics({abi: taskMarketAbi, eventName})[0]!), numberToHex(parameters.taskId, {size: 32})]
+    const logs = await getLogsPaged(client, {fromBlock: connection.deployBlock ?? 0n}, async (range): Promise<Log[]> => {
+      const params = [{address: market, topics, fromBlock: numberToHex(range.fromBlock), toBlock: numberToHex(range.toBlock)}]
+      return ((await client.request({method: 'eth_getLogs', params} as never)) as RpcLog[]).map((log) => formatLog(log))
+    })
+    let manifest: {value: Hex; block: bigint} | undefined
+    for (const log of parseEventLogs({abi: taskMarketAbi, logs, eventName: [...attemptEvents]})) {
+      if (log.eventName === 'TaskReopened') manifest = undefined
+      else if (log.args.manifestHash !== zeroHash) manifest = {value: log.args.manifestHash, block: log.blockNumber}
+    }
+    if (!manifest) throw new UnexpectedChainValueError(`getTask failed: no ProofCommitted event for task ${parameters.taskId}'s attempt ${parameters.attempts}`)
+    return manifest
   })
-  let manifest: {hash: Hex; block: bigint} | undefined
-  for (const log of parseEventLogs({abi: taskMarketAbi, logs, eventName: [...attemptEvents]})) {
-    if (log.eventName === 'TaskReopened') manifest = undefined
-    else if (log.args.manifestHash !== zeroHash) manifest = {hash: log.args.manifestHash, block: log.blockNumber}
-  }
-  if (!manifest) throw new UnexpectedChainValueError(`getTask failed: no ProofCommitted event for task ${parameters.taskId}'s attempt ${parameters.attempts}`)
-  if (manifest.block <= finalTo) known.manifests.set(key, manifest.hash)
-  return manifest.hash
 }
 
-async function blockHashOf(client: PublicClient, known: Known, finalTo: bigint, blockNumber: bigint): Promise<Hex> {
-  const cached = known.blockHashes.get(blockNumber)
-  if (cached) return cached
-  const {hash} = await client.getBlock({blockNumber})
-  if (blockNumber <= finalTo) known.blockHashes.set(blockNumber, hash)
-  return hash
+function blockHashOf(client: PublicClient, known: Known, finalTo: bigint, blockNumber: bigint): Promise<Hex> {
+  return remembered(known.blockHashes, String(blockNumber), finalTo, async () => ({value: (await client.getBlock({blockNumber})).hash, block: blockNumber}))
 }
 
-async function verdictOf(connection: Reader, known: Known, finalTo: bigint, taskId: bigint, verdictBlock: bigint): Promise<Verdict> {
+function verdictOf(connection: Reader, known: Known, finalTo: bigint, taskId: bigint, verdictBlock: bigint): Promise<Verdict> {
   const {market} = connection.contracts
-  const key = `${market}:${taskId}:${verdictBlock}`
-  const cached = known.verdicts.get(key)
-  if (cached) return cached
-  const [event] = await connection.publicClient.getContractEvents({
-    address: market,
-    abi: taskMarketAbi,
-    eventName: 'VerdictPosted',
-    args: {id: taskId},
-    fromBlock: verdictBlock,
-    toBlock: verdictBlock,
+  return remembered(known.verdicts, `${market}:${taskId}:${verdictBlock}`, finalTo, async () => {
+    const [event] = await connection.publicClient.getContractEvents({
+      address: market,
+      abi: taskMarketAbi,
+      eventName: 'VerdictPosted',
+      args: {id: taskId},
+      fromBlock: verdictBlock,
+      toBlock: verdictBlock,
+    })
+    if (!event) throw new UnexpectedChainValueError(`getTask failed: no VerdictPosted event for task ${taskId} in block ${verdictBlock}`)
+    return {value: {reportHash: event.args.reportHash!, distance: event.args.distance!}, block: verdictBlock}
   })
-  if (!event) throw new UnexpectedChainValueError(`getTask failed: no VerdictPosted event for task ${taskId} in block ${verdictBlock}`)
-  const verdict = {reportHash: event.args.reportHash!, distance: event.args.distance!}
-  if (verdictBlock <= finalTo) known.verdicts.set(key, verdict)
-  return verdict
+}
+
+/** What `read` returns under `key`: read once and kept if the block it came from is final (at or before `finalTo`). */
+async function remembered<T>(cache: Map<string, T>, key: string, finalTo: bigint, read: () => Promise<{value: T; block: bigint}>): Promise<T> {
+  const cached = cache.get(key)
+  if (cached !== undefined) return cached
+  const {value, block} = await read()
+  if (block <= finalTo) cache.set(key, value)
+  return value
 }

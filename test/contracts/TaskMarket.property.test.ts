@@ -305,13 +305,13 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       await this.checkUnstored(where)
     }
 
-    /** The reader's spec hash, randomness, report hash and distance of each task an action touched are the events'. */
+    /** Each touched task's unstored fields, as the reader reads them, are the events'. */
     async checkUnstored(where: string): Promise<void> {
       this.reader ??= (await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, batch: false})).publicClient
       for (const id of this.unstoredTouched) {
         const stored = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {attempts: number; forcedRevealed: boolean; verifier: Hex; commitBlock: bigint; verdictBlock: bigint}
         const reader = {publicClient: this.reader, contracts: {market: ctx.system.market, registry: ctx.system.registry}}
-        const hashes = await readUnstoredFields(reader, {
+        const fields = await readUnstoredFields(reader, {
           taskId: id,
           attempts: Number(stored.attempts),
           forcedRevealed: stored.forcedRevealed,
@@ -319,7 +319,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           commitBlock: BigInt(stored.commitBlock),
           verdictBlock: BigInt(stored.verdictBlock),
         })
-        assert.deepEqual(hashes, this.unstored.get(id), `${where}: task ${id}'s unstored fields as read are not the events'`)
+        assert.deepEqual(fields, this.unstored.get(id), `${where}: task ${id}'s unstored fields as read are not the events'`)
       }
       this.unstoredTouched.clear()
     }

@@ -620,8 +620,8 @@ export async function getTask(ctx: Chain, id: bigint, market: Address = ctx.syst
 }
 
 /**
- * The task as gensyn's readers see it (src/protocol/getTask.ts): the view's fields, and the three hashes the market
- * does not store (spec, randomness, report) read from its events and blocks. A new client each call: the reader
+ * The task as gensyn's readers see it (src/protocol/getTask.ts): the view's fields, and the fields the market does not
+ * store (spec, manifest and report hashes, randomness, distance) read from its events and blocks. A new client each call: the reader
  * remembers per client what it read, and these tests revert the chain under it.
  */
 export async function readTask(ctx: Chain, id: bigint, market: Address = ctx.system.market) {
