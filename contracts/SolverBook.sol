@@ -102,18 +102,19 @@ contract SolverBook {
     RoleRegistry public immutable registry;
     ProtocolConfig public immutable config;
     address public immutable owner;
+    // Three slots where there were five: each market hook reads them all (docs/benchmarks.md, "Gas of the honest
+    // lifecycle"). Demand and capacity sit beside the market address (the hooks' caller check), the epoch start beside
+    // its sample window (both change when an epoch ends), the price alone. Demand and capacity are 48-bit: checked
+    // sums of 16-bit weights and 32-bit offer capacities, far below 2^48 for any real book.
     address public market;
-
-    /// @notice The live tasks' weights, in basis points of a slot (10000: one task worth one solverStake).
-    uint256 public demand;
-    /// @notice Tasks at once over the listed offers (each backed by solverStake).
-    uint256 public capacity;
-    /// @notice The price as of `epochStart` (0 before the first touch).
-    uint256 public storedPrice;
+    uint48 private _demand;
+    uint48 private _capacity;
     /// @notice First block of the epoch the stored price belongs to.
     uint64 public epochStart;
     /// @dev The last WINDOW utilisation samples, 16 bits each, newest in the low bits (same slot as epochStart).
     uint112 private _window;
+    /// @dev The price as of `epochStart` (0 before the first touch; at most ProtocolConfig.MAX_PRICE < 2^128).
+    uint128 private _storedPrice;
 
     mapping(address => Offer) private _offers;
 
@@ -122,6 +123,21 @@ contract SolverBook {
         registry = RoleRegistry(registry_);
         config = ProtocolConfig(config_);
         owner = msg.sender;
+    }
+
+    /// @notice The live tasks' weights, in basis points of a slot (10000: one task worth one solverStake).
+    function demand() public view returns (uint256) {
+        return _demand;
+    }
+
+    /// @notice Tasks at once over the listed offers (each backed by solverStake).
+    function capacity() public view returns (uint256) {
+        return _capacity;
+    }
+
+    /// @notice The price as of `epochStart` (0 before the first touch).
+    function storedPrice() public view returns (uint256) {
+        return _storedPrice;
     }
 
     modifier onlyMarket() {
@@ -150,14 +166,14 @@ contract SolverBook {
         if (stake < needed) revert OfferNotBacked(msg.sender, stake, needed);
         _poke();
         Offer storage o = _offers[msg.sender];
-        uint256 total = capacity + capacity_;
+        uint48 total = _capacity + capacity_;
         if (o.listed) total -= o.capacity;
         o.ask = ask;
         o.capacity = capacity_;
         o.listed = true;
-        capacity = total;
+        _capacity = total;
         emit OfferSet(msg.sender, ask, capacity_);
-        emit BookUpdated(demand, total);
+        emit BookUpdated(_demand, total);
     }
 
     /// @notice Unlists the caller's offer: its capacity leaves the book at once; the tasks it holds go on and are
@@ -296,11 +312,11 @@ contract SolverBook {
 
     function _unlist(address solver, Offer storage o) private {
         _poke();
-        uint256 total = capacity - o.capacity;
+        uint48 total = _capacity - o.capacity;
         o.listed = false;
-        capacity = total;
+        _capacity = total;
         emit OfferWithdrawn(solver);
-        emit BookUpdated(demand, total);
+        emit BookUpdated(_demand, total);
     }
 
     /// @dev `solver`'s stake (free + locked) and what an offer of `capacity_` tasks needs.
@@ -314,16 +330,16 @@ contract SolverBook {
     function _count(uint64 workUnits, uint256 price) private returns (uint16 weight) {
         weight = _weight(workUnits, price, config.solverStake());
         if (weight == 0) return 0;
-        uint256 d = demand + weight;
-        demand = d;
-        emit BookUpdated(d, capacity);
+        uint48 d = _demand + weight;
+        _demand = d;
+        emit BookUpdated(d, _capacity);
     }
 
     function _uncount(uint16 weight) private {
         if (weight == 0) return;
-        uint256 d = demand - weight;
-        demand = d;
-        emit BookUpdated(d, capacity);
+        uint48 d = _demand - weight;
+        _demand = d;
+        emit BookUpdated(d, _capacity);
     }
 
     /// @dev min(10000, workUnits * price * 10000 / solverStake); a full slot when solverStake is 0.
@@ -350,9 +366,9 @@ contract SolverBook {
             epochStart = start;
             _window = uint112(window);
         }
-        if (price != storedPrice) {
-            storedPrice = price;
-            emit PriceUpdated(price, demand, capacity);
+        if (price != _storedPrice) {
+            _storedPrice = uint128(price);
+            emit PriceUpdated(price, _demand, _capacity);
         }
     }
 
@@ -361,7 +377,7 @@ contract SolverBook {
     ///      Each elapsed epoch pushes the utilisation of now (it held at every epoch end since the last step) and
     ///      steps by the window's median; once more than half the window holds that sample, it is the median.
     function _stepped(MarketParams memory m) private view returns (uint256 price, uint64 start, uint256 window) {
-        price = storedPrice;
+        price = _storedPrice;
         start = epochStart;
         window = _window;
         if (price == 0) return (m.initialPrice, uint64(block.number), _filled(m.targetUtilizationBps));
@@ -388,8 +404,8 @@ contract SolverBook {
     ///      target <= 10000).
     function _utilization(uint16 targetBps) private view returns (uint256 u) {
         uint256 cap = 2 * uint256(targetBps);
-        uint256 c = capacity;
-        uint256 d = demand;
+        uint256 c = _capacity;
+        uint256 d = _demand;
         if (c == 0) return d == 0 ? 0 : cap;
         u = d / c;
         if (u > cap) u = cap;
