@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+// The longest task range in steps, `ProtocolConfig.MAX_STEPS` (file level, so that the market checks a schedule's
+// interval against it too): a task packs its steps and its interval in 40 bits.
+uint64 constant MAX_TASK_STEPS = 2 ** 40 - 1;
+
 /// @notice Every tunable of the dispute and incentive layer (docs/disputes.md, "ProtocolConfig"). Declared at
 ///         file level so that the market and the game import it as `Params`. Amounts are wei; windows and
 ///         timeouts are block counts; `*Bps` are basis points (10000 = 100%).
@@ -103,6 +107,8 @@ contract ProtocolConfig {
     uint64 public constant MAX_TIMEOUT = 365 days;
     /// @notice Highest price ceiling (wei per work unit): keeps escrow arithmetic far from overflow.
     uint256 public constant MAX_PRICE = 1e30;
+    /// @notice Longest task range (steps): a task packs its steps, and its schedule's interval, in 40 bits.
+    uint64 public constant MAX_STEPS = MAX_TASK_STEPS;
     /// @notice Highest operation weight (1000 = one weighted FLOP per FLOP).
     uint32 public constant MAX_WEIGHT_MILLI = 1_000_000;
 
@@ -301,14 +307,14 @@ contract ProtocolConfig {
     }
 
     /// @notice Reverts `InvalidParameter(name)` for the first work-table field out of range: every weight in
-    ///         (0, MAX_WEIGHT_MILLI], flopsPerWorkUnit and every limit above 0.
+    ///         (0, MAX_WEIGHT_MILLI], flopsPerWorkUnit and every limit above 0, maxSteps at most MAX_STEPS.
     function checkWorkTable(WorkTable memory w) public pure {
         _checkWeight(w.matmulMilli, "matmulMilli");
         _checkWeight(w.convMilli, "convMilli");
         _checkWeight(w.elementwiseMilli, "elementwiseMilli");
         _checkWeight(w.transcendentalMilli, "transcendentalMilli");
         if (w.flopsPerWorkUnit == 0) revert InvalidParameter("flopsPerWorkUnit");
-        if (w.maxSteps == 0) revert InvalidParameter("maxSteps");
+        if (w.maxSteps == 0 || w.maxSteps > MAX_STEPS) revert InvalidParameter("maxSteps");
         if (w.maxLayers == 0) revert InvalidParameter("maxLayers");
         if (w.maxTensorElements == 0) revert InvalidParameter("maxTensorElements");
         if (w.maxBatchSize == 0) revert InvalidParameter("maxBatchSize");

@@ -4,6 +4,7 @@ pragma solidity ^0.8.24;
 import {SOLVER_ROLE, VERIFIER_ROLE} from "./RoleRegistry.sol";
 import {IPinpointGame} from "./IPinpointGame.sol";
 import {SolverBook} from "./SolverBook.sol";
+import {MAX_TASK_STEPS} from "./ProtocolConfig.sol";
 import {TaskMarketBase} from "./TaskMarketBase.sol";
 
 /// @title TaskMarket
@@ -118,9 +119,10 @@ contract TaskMarket is TaskMarketBase {
         t.maxPrice = _u128(maxPrice);
         // No truncation: a parent is an existing task (checked above), and ids are counted one by one.
         t.parentId = uint64(parentId);
-        t.claimTimeout = terms.claimTimeout;
-        t.trainingTimeout = terms.trainingTimeout;
-        t.verificationTimeout = terms.verificationTimeout;
+        // No truncation: the book bounds every timeout by MAX_TIMEOUT (365 days < 2^32 seconds).
+        t.claimTimeout = uint32(terms.claimTimeout);
+        t.trainingTimeout = uint32(terms.trainingTimeout);
+        t.verificationTimeout = uint32(terms.verificationTimeout);
         t.submittedAt = uint64(block.timestamp);
         t.deadline = _after(terms.claimTimeout);
         totalEscrow += escrow;
@@ -160,7 +162,7 @@ contract TaskMarket is TaskMarketBase {
         t.status = Status.Claimed;
         t.deadline = _after(t.trainingTimeout);
         t.secretHash = secretHash;
-        t.claimBlock = uint64(block.number);
+        t.claimBlock = uint40(block.number);
         t.forcedErrorBps = forcedErrorBps;
         t.solverLocked = _u96(stake);
         // No truncation: price <= maxPrice, which fits 128 bits (submitTask).
@@ -199,7 +201,7 @@ contract TaskMarket is TaskMarketBase {
         if (proofRoot == bytes32(0) || manifestHash == bytes32(0)) revert ZeroProofRoot();
         if (
             checkpointInterval == 0 || totalSteps == 0 || totalSteps > t.maxSteps
-                || checkpointCount != (uint256(totalSteps) + checkpointInterval - 1) / checkpointInterval + 1
+                || checkpointInterval > MAX_TASK_STEPS || checkpointCount != (uint256(totalSteps) + checkpointInterval - 1) / checkpointInterval + 1
         ) revert InvalidSchedule(checkpointCount, checkpointInterval, totalSteps);
         if (t.parentId != 0) {
             _checkStart(id, t.parentId, proofRoot, checkpointCount, startCheckpoint, startProof, parentFinalProof);
@@ -209,11 +211,11 @@ contract TaskMarket is TaskMarketBase {
         t.status = Status.Committed;
         t.proofRoot = proofRoot;
         t.checkpointCount = checkpointCount;
-        t.checkpointInterval = checkpointInterval;
-        t.totalSteps = totalSteps;
+        t.checkpointInterval = uint40(checkpointInterval);
+        t.totalSteps = uint40(totalSteps);
         t.sealedHonest = sealedHonest;
         t.seed = seed;
-        t.commitBlock = uint64(block.number);
+        t.commitBlock = uint40(block.number);
         t.deadline = _after(t.verificationTimeout);
         emit ProofCommitted(id, proofRoot, manifestHash, checkpointCount, checkpointInterval, totalSteps, seed);
     }

@@ -40,9 +40,13 @@ abstract contract TaskMarketBase {
     ///
     ///      Gas (docs/benchmarks.md, "Gas of the honest lifecycle"): the fields are packed by the stage that first
     ///      writes them, so each stage opens as few new storage slots (22k gas each) as it can: the submission
-    ///      slots 0-4, the claim 5-8, the commit 9-12, the verification claim 13-14, the verdict 15-17. Amounts
-    ///      are uint128 (stakes uint96, beside an address), block numbers and times uint64; each narrowing is
-    ///      checked (`AmountTooLarge`). `solverReward` and `verifierReward` are never stored: they follow from the
+    ///      slots 0-3, the claim 4-6, the commit 7-9, the verification claim 10, the verdict 11. Amounts are uint128
+    ///      (stakes uint96, beside an address), each narrowing checked (`AmountTooLarge`). The clock of slot 3 is
+    ///      narrower: timeouts are at most ProtocolConfig.MAX_TIMEOUT (uint32), and deadlines (unix seconds) and
+    ///      the claim and commit blocks are uint40, which no chain's clock or height reaches (2^40 seconds is
+    ///      34,000 years; 2^40 blocks, 34,000 years of one-second blocks). Slot 3 is rewritten by every stage
+    ///      (its deadline), so the claim's and the commit's blocks and the schedule's length cost no slot of their
+    ///      own; the schedule's two numbers are bounded by 2^40 (`InvalidSchedule`). `solverReward` and `verifierReward` are never stored: they follow from the
     ///      price and the schedule (`_rewards`), and `getTask` fills them in.
     struct Task {
         // slot 0 (submission)
@@ -71,20 +75,19 @@ abstract contract TaskMarketBase {
         uint64 maxSteps;
         uint64 parentId;
         uint64 submittedAt;
-        // slot 3
-        uint64 claimTimeout;
-        uint64 trainingTimeout;
-        uint64 verificationTimeout;
-        uint64 deadline;
+        // slot 3: the stage timeouts (seconds), the current stage's deadline, the blocks of the claim and the commit,
+        // and the steps the commit trained (slot 2 holds the range they are checked against)
+        uint32 claimTimeout;
+        uint32 trainingTimeout;
+        uint32 verificationTimeout;
+        uint40 deadline;
+        uint40 claimBlock;
+        uint40 commitBlock;
+        uint40 totalSteps;
         // slot 4 (claim)
         address solver;
         uint96 solverLocked;
-        // slot 5 (claim, then commit)
-        uint64 claimBlock;
-        uint64 commitBlock;
-        uint64 checkpointInterval;
-        uint64 totalSteps;
-        // slot 6: the price fixed at the claim (0 before it), the schedule's checkpoints, the dispute flags
+        // slot 5: the price fixed at the claim (0 before it), the schedule's checkpoints, the dispute flags
         uint128 price;
         uint32 checkpointCount;
         bool forcedRevealed;
@@ -94,24 +97,25 @@ abstract contract TaskMarketBase {
         uint8 nextChallenge;
         /// a rejection's failed segment
         uint32 rejectSegment;
-        // slot 7: keccak256(abi.encode(secret)), committed at claimTask
+        uint40 checkpointInterval;
+        // slot 6: keccak256(abi.encode(secret)), committed at claimTask
         bytes32 secretHash;
-        // slots 8-10 (commit)
+        // slots 7-9 (commit)
         bytes32 proofRoot;
         /// blockhash(claimBlock + 1), fixed at commitProof: with the secret it tosses the forced-error coin
         bytes32 seed;
         /// keccak256(abi.encode(honestRoot, honestManifestHash, secret))
         bytes32 sealedHonest;
-        // slot 11 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
+        // slot 10 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
         // replays)
         address verifier;
         uint96 verifierLocked;
-        // slot 12 (verdict): end of the challenge, open and reveal windows
+        // slot 11 (verdict): end of the challenge, open and reveal windows
         uint64 verdictBlock;
         uint64 challengeEndBlock;
         uint64 openEndBlock;
         uint64 revealEndBlock;
-        // slot 13
+        // slots 12-15
         /// the verifier's replayed end hash of a rejection (0 if accepted: not written)
         bytes32 rejectReplayHash;
         /// the committed checkpoints around the rejected segment (proven by disputeRejection)
@@ -143,6 +147,11 @@ abstract contract TaskMarketBase {
     }
 
     uint256 internal constant BPS = 10000;
+    /// @dev A Task's storage slots, and the first that only an attempt writes (the claim's solver):
+    ///      `_clearAttemptSlots` zeroes the slots between. `npm run build:contracts` fails unless both match the
+    ///      compiler's storage layout of the struct.
+    uint256 private constant TASK_SLOTS = 18;
+    uint256 private constant ATTEMPT_SLOTS_FROM = 4;
 
     // ---------------------------------------------------------------- errors
     error ZeroAddress();
@@ -545,7 +554,7 @@ abstract contract TaskMarketBase {
 
         t.status = Status.Settled;
         // The settlement time: a child's claim deadline counts from it.
-        t.deadline = uint64(block.timestamp);
+        t.deadline = uint40(block.timestamp);
         totalEscrow -= uint128(escrow);
         // No truncation: the tax is part of the escrow, a uint128.
         jackpot += uint128(solverTax + verifierTax);
@@ -676,26 +685,29 @@ abstract contract TaskMarketBase {
     ///      field of the attempt is cleared (price and rewards included), the submission's are kept (escrow too).
     function _reopen(uint256 id, Task storage t) internal {
         book.onRelease(t.solver, false, 0);
-        Task memory kept = t;
-        uint64 claimDeadline = _after(kept.claimTimeout);
-        delete _tasks[id];
-        t.submitter = kept.submitter;
+        uint40 claimDeadline = _after(t.claimTimeout);
+        // Slots 0-3 hold the submission, with the attempt's status, odds, blocks and steps beside it; every later
+        // slot belongs to the attempt alone.
         t.status = Status.Submitted;
-        t.attempts = kept.attempts + 1;
-        t.escrow = kept.escrow;
-        t.workUnits = kept.workUnits;
-        t.maxSteps = kept.maxSteps;
-        t.verifierFeeBps = kept.verifierFeeBps;
-        t.demandWeight = kept.demandWeight;
-        t.maxPrice = kept.maxPrice;
-        t.parentId = kept.parentId;
-        t.claimTimeout = kept.claimTimeout;
-        t.trainingTimeout = kept.trainingTimeout;
-        t.verificationTimeout = kept.verificationTimeout;
-        t.submittedAt = kept.submittedAt;
+        t.accepted = false;
+        t.attempts += 1;
+        t.forcedErrorBps = 0;
         t.deadline = claimDeadline;
+        t.claimBlock = 0;
+        t.commitBlock = 0;
+        t.totalSteps = 0;
+        _clearAttemptSlots(t);
         delete _challenges[id];
         emit TaskReopened(id, claimDeadline);
+    }
+
+    /// @dev Zeroes slots ATTEMPT_SLOTS_FROM up to TASK_SLOTS of a task: what `delete` would do to them, without
+    ///      copying the struct to memory first (which reads every slot, and makes the market too large for EIP-170).
+    function _clearAttemptSlots(Task storage t) private {
+        assembly {
+            let base := t.slot
+            for { let i := ATTEMPT_SLOTS_FROM } lt(i, TASK_SLOTS) { i := add(i, 1) } { sstore(add(base, i), 0) }
+        }
     }
 
     /// @dev Back to Committed (the solver's claim, secret, proof and stake stay) for a fresh verification.
@@ -705,8 +717,8 @@ abstract contract TaskMarketBase {
         t.status = Status.Committed;
         t.verifier = address(0);
         t.accepted = false;
-        t.commitBlock = uint64(block.number);
-        t.deadline = deadline;
+        t.commitBlock = uint40(block.number);
+        t.deadline = uint40(deadline);
         t.verdictBlock = 0;
         t.challengeEndBlock = 0;
         t.openEndBlock = 0;
@@ -779,7 +791,7 @@ abstract contract TaskMarketBase {
         Status s = parent.status;
         if (s == Status.Expired || (s == Status.Settled && parent.totalSteps != parent.maxSteps)) return 0;
         if (s != Status.Settled) return type(uint64).max;
-        uint64 opened = parent.deadline + t.claimTimeout;
+        uint64 opened = uint64(parent.deadline) + t.claimTimeout;
         return opened > deadline ? opened : deadline;
     }
 
@@ -848,10 +860,10 @@ abstract contract TaskMarketBase {
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
     }
 
-    /// @dev Timeouts are at most ProtocolConfig.MAX_TIMEOUT, so this cannot overflow uint64 for the lifetime of any
-    ///      chain.
-    function _after(uint64 duration) internal view returns (uint64) {
-        return uint64(block.timestamp) + duration;
+    /// @dev Timeouts are at most ProtocolConfig.MAX_TIMEOUT, so this cannot overflow a task's uint40 deadline for
+    ///      the lifetime of any chain.
+    function _after(uint64 duration) internal view returns (uint40) {
+        return uint40(block.timestamp + duration);
     }
 
     /// @dev Credits `amount` to `to` for a later `withdraw` (pull payment: a recipient that cannot or will not

@@ -68,7 +68,7 @@ contract TaskMarketDisputes is TaskMarketBase {
         _requireBeforeDeadline(id, t);
         uint256 lastBlock = uint256(t.commitBlock) + 257;
         if (block.number <= lastBlock) revert RandomnessNotExpired(id, uint64(lastBlock));
-        t.commitBlock = uint64(block.number);
+        t.commitBlock = uint40(block.number);
         emit RandomnessRenewed(id, uint64(block.number));
     }
 

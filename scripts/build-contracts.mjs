@@ -30,6 +30,28 @@ const quiet = process.argv.includes('--quiet')
 
 class BuildError extends Error {}
 
+/**
+ * TaskMarketBase clears an attempt's fields with a loop over the Task struct's slots (`_clearAttemptSlots`), from
+ * the slot of `solver` to the struct's end: its two constants must match the compiler's layout, or a reopened
+ * task would keep a field of its last attempt. The build checks them.
+ */
+const TASK_LAYOUT = {unit: 'contracts/TaskMarketBase.sol', contract: 'TaskMarketBase', struct: 'Task', firstAttemptField: 'solver'}
+
+function checkTaskLayout(output, sources) {
+  const layout = output.contracts?.[TASK_LAYOUT.unit]?.[TASK_LAYOUT.contract]?.storageLayout
+  const struct = Object.values(layout?.types ?? {}).find((type) => type.label === `struct ${TASK_LAYOUT.contract}.${TASK_LAYOUT.struct}`)
+  if (!struct) throw new BuildError(`no storage layout for ${TASK_LAYOUT.contract}.${TASK_LAYOUT.struct}`)
+  const slots = Number(struct.numberOfBytes) / 32
+  const first = Number(struct.members.find((member) => member.label === TASK_LAYOUT.firstAttemptField)?.slot)
+  const source = sources[TASK_LAYOUT.unit].content
+  const constant = (name) => Number(new RegExp(`\\b${name}\\s*=\\s*(\\d+)`).exec(source)?.[1])
+  if (constant('TASK_SLOTS') !== slots || constant('ATTEMPT_SLOTS_FROM') !== first) {
+    throw new BuildError(
+      `${TASK_LAYOUT.unit}: TASK_SLOTS must be ${slots} (the Task struct's slots) and ATTEMPT_SLOTS_FROM ${first} (the slot of ${TASK_LAYOUT.firstAttemptField}); they are ${constant('TASK_SLOTS')} and ${constant('ATTEMPT_SLOTS_FROM')}`,
+    )
+  }
+}
+
 /** Source unit name for a file under the repository root, with forward slashes (what solc expects). */
 function unitName(absolutePath) {
   return relative(root, absolutePath).split(sep).join('/')
@@ -77,7 +99,10 @@ function compile(sources) {
     settings: {
       evmVersion: EVM_VERSION,
       optimizer: {enabled: true, runs: OPTIMIZER_RUNS},
-      outputSelection: {'*': {'*': ['abi', 'evm.bytecode.object']}},
+      outputSelection: {
+        '*': {'*': ['abi', 'evm.bytecode.object']},
+        [TASK_LAYOUT.unit]: {[TASK_LAYOUT.contract]: ['abi', 'evm.bytecode.object', 'storageLayout']},
+      },
     },
   }
   const output = JSON.parse(solc.compile(JSON.stringify(input), {import: findImports}))
@@ -108,6 +133,7 @@ function main() {
   const started = Date.now()
   const sources = readSources()
   const output = compile(sources)
+  checkTaskLayout(output, sources)
 
   /** @type {string[]} */
   const names = []

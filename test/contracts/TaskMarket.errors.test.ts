@@ -403,6 +403,8 @@ describe('TaskMarket errors (on anvil)', () => {
       ['a short last segment counted short', 4, 10n, 31n],
       ['no checkpoint at all', 0, 10n, 40n],
       ['more steps than the task\'s range (maxSteps 40)', 6, 10n, 41n],
+      // The task packs the interval in 40 bits: one past MAX_STEPS would otherwise be one checkpoint at the end.
+      ['an interval past MAX_STEPS (2^40 - 1)', 2, 2n ** 40n, 40n],
     ] as const) {
       it(`reverts InvalidSchedule(count, interval, totalSteps) for ${what}`, async () => {
         const id = await claimedTask()

@@ -204,26 +204,28 @@ describe('TaskMarket lifecycle (on anvil)', () => {
   })
 
   it('commitProof accepts every schedule where checkpointCount == ceil(totalSteps / interval) + 1 (a short last segment included)', async () => {
-    // Tasks of the largest range a work table allows, so that every schedule is at most maxSteps.
-    await setWorkTable(ctx, {maxSteps: 2n ** 64n - 1n})
+    // Tasks of the largest range a work table allows (MAX_STEPS, 2^40 - 1: a task packs its steps and interval in
+    // 40 bits), so that every schedule is at most maxSteps.
+    const range = 2n ** 40n - 1n
+    await setWorkTable(ctx, {maxSteps: range})
     for (const [count, interval, totalSteps] of [
       [2, 1n, 1n],
       [2, 100n, 1n],
       [2, 7n, 7n],
       [3, 7n, 8n],
       [5, 10n, 31n],
-      [4, 2n ** 62n, 3n * 2n ** 62n],
-      [2, 2n ** 64n - 1n, 2n ** 64n - 1n],
-      [3, 2n ** 63n, 2n ** 64n - 1n],
+      [4, 2n ** 38n, 3n * 2n ** 38n],
+      [2, range, range],
+      [3, 2n ** 39n, range],
     ] as const) {
-      const id = await taskAt(ctx, 'Claimed', {maxSteps: 2n ** 64n - 1n})
+      const id = await taskAt(ctx, 'Claimed', {maxSteps: range})
       await ctx.test.mine({blocks: 1})
       const p = makeProof('schedule', {count, interval, totalSteps})
       await marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id, p))
       const task = await getTask(ctx, id)
       assert.deepEqual([task.checkpointCount, task.checkpointInterval, task.totalSteps], [count, interval, totalSteps])
       // Paid for the steps trained: price * workUnits * totalSteps / maxSteps.
-      assert.equal(task.solverReward, (defaultTask.solverReward * totalSteps) / (2n ** 64n - 1n))
+      assert.equal(task.solverReward, (defaultTask.solverReward * totalSteps) / range)
     }
   })
 

@@ -665,7 +665,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           return
         }
         case Status.Claimed: {
-          if (head <= t.claimBlock + 1n) return void (await mine(1n))
+          if (head <= BigInt(t.claimBlock) + 1n) return void (await mine(1n))
           const secret = this.secrets.get(id) ?? zeroHash
           const forced = await read(ctx.system.market, taskMarketAbi, 'forcedErrorOf', [id, secret]).catch(() => false)
           // The whole range most of the time, or an early stop, or (rarely) one step too many.
@@ -697,7 +697,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           return
         }
         case Status.Committed: {
-          if (head <= t.commitBlock + 1n) return void (await mine(1n))
+          if (head <= BigInt(t.commitBlock) + 1n) return void (await mine(1n))
           await this.market(verifiers[(a + b) % 2]!, 'claimVerification', [id])
           return
         }

@@ -615,8 +615,22 @@ export async function stakeOf(ctx: Chain, account: Address, registry: Address = 
   return {free, locked, unbonding, releaseAt}
 }
 
+/**
+ * The market's view of a task. The clock and the schedule are packed narrower than 48 bits (uint32 timeouts, uint40
+ * deadline, blocks and steps), which viem decodes as numbers: they are bigints here, like every other block, time
+ * and count the tests compute with.
+ */
 export async function getTask(ctx: Chain, id: bigint, market: Address = ctx.system.market) {
-  return ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [id]})
+  const task = await ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [id]})
+  const {claimTimeout, trainingTimeout, verificationTimeout, deadline, claimBlock, commitBlock, totalSteps, checkpointInterval} = task
+  return {
+    ...task,
+    ...mapValues({claimTimeout, trainingTimeout, verificationTimeout, deadline, claimBlock, commitBlock, totalSteps, checkpointInterval}, BigInt),
+  }
+}
+
+function mapValues<K extends string, V, W>(values: Record<K, V>, map: (value: V) => W): Record<K, W> {
+  return Object.fromEntries(Object.entries(values).map(([key, value]) => [key, map(value as V)])) as Record<K, W>
 }
 
 /**
