@@ -213,11 +213,10 @@ contract TaskMarket is TaskMarketBase {
         t.checkpointCount = checkpointCount;
         t.checkpointInterval = uint40(checkpointInterval);
         t.totalSteps = uint40(totalSteps);
-        t.sealedHonest = sealedHonest;
-        t.seed = seed;
+        t.secretHash = keccak256(abi.encode(t.secretHash, seed, sealedHonest));
         t.commitBlock = uint40(block.number);
         t.deadline = _after(t.verificationTimeout);
-        emit ProofCommitted(id, proofRoot, manifestHash, checkpointCount, checkpointInterval, totalSteps, seed);
+        emit ProofCommitted(id, proofRoot, manifestHash, checkpointCount, checkpointInterval, totalSteps, seed, sealedHonest);
     }
 
     // ---------------------------------------------------------------- verification
@@ -332,9 +331,10 @@ contract TaskMarket is TaskMarketBase {
     }
 
     /// @notice The solver reveals that its published proof was a forced error (docs/disputes.md, lifecycle 7):
-    ///         the secret opens `secretHash`, the coin `keccak256(abi.encode(secret, seed)) % 10000 <
-    ///         forcedErrorBps` came up, `sealedHonest` opens to (honestRoot, honestManifestHash) and the honest
-    ///         root differs from the published one. In the reveal window, after the open window: catchers (the
+    ///         the secret, the seed (ProofCommitted's) and the honest proof open the commitment (`secretHash`, with
+    ///         `sealedHonest = keccak256(abi.encode(honestRoot, honestManifestHash, secret))`), the coin
+    ///         `keccak256(abi.encode(secret, seed)) % 10000 < forcedErrorBps` came up and the honest root differs
+    ///         from the published one. In the reveal window, after the open window: catchers (the
     ///         verifier if it rejected, else the whistleblowers that opened their challenges; one never opened
     ///         forfeits its deposit) share `min(jackpotCap, jackpot)` by weights 2^(n-1-i); a verifier that accepted is
     ///         slashed (winner: the first catcher), one that rejected is unlocked; deposits are unlocked; the
@@ -342,7 +342,7 @@ contract TaskMarket is TaskMarketBase {
     ///         the old verifier barred if it accepted (one that rejected gave the right answer and may verify the
     ///         honest proof). The solver keeps its stake locked and is not penalised.
     /// @dev Runs TaskMarketDisputes.revealForcedError on this market's storage.
-    function revealForcedError(uint256, bytes32, bytes32, bytes32) external {
+    function revealForcedError(uint256, bytes32, bytes32, bytes32, bytes32) external {
         _delegate();
     }
 
@@ -456,13 +456,15 @@ contract TaskMarket is TaskMarketBase {
         return _barred[id][verifier];
     }
 
-    /// @notice The forced-error coin of the task's current attempt for `secret` (the solver's, checked against
-    ///         `secretHash`). Before the commit it uses the recorded seed or `blockhash(claimBlock + 1)` (reverts
-    ///         `RandomnessNotReady` until that block exists, `RandomnessExpired` once it is forgotten), as
-    ///         commitProof will.
+    /// @notice The forced-error coin of a Claimed task for `secret` (the solver's, checked against `secretHash`),
+    ///         tossed as commitProof will: with the recorded seed or `blockhash(claimBlock + 1)` (reverts
+    ///         `RandomnessNotReady` until that block exists, `RandomnessExpired` once it is forgotten). Once the
+    ///         proof is committed the commitment holds the seed and the seal too (`InvalidStatus`): the coin is then
+    ///         `keccak256(abi.encode(secret, seed)) % 10000 < forcedErrorBps` with ProofCommitted's seed.
     function forcedErrorOf(uint256 id, bytes32 secret) external view returns (bool) {
         Task storage t = _task(id);
-        if (t.status == Status.Submitted || keccak256(abi.encode(secret)) != t.secretHash) revert InvalidSecret(id);
+        _requireStatus(id, t, Status.Claimed);
+        if (keccak256(abi.encode(secret)) != t.secretHash) revert InvalidSecret(id);
         return _isForced(secret, _seed(id, t), t.forcedErrorBps);
     }
 

@@ -40,14 +40,14 @@ abstract contract TaskMarketBase {
     ///
     ///      Gas (docs/benchmarks.md, "Gas of the honest lifecycle"): the fields are packed by the stage that first
     ///      writes them, so each stage opens as few new storage slots (22k gas each) as it can: the submission
-    ///      slots 0-3, the claim 4-6, the commit 7-9, the verification claim 10, the verdict 11. Amounts are uint128
-    ///      (stakes uint96, beside an address), each narrowing checked (`AmountTooLarge`). The clock of slot 3 is
-    ///      narrower: timeouts are at most ProtocolConfig.MAX_TIMEOUT (uint32), and deadlines (unix seconds) and
-    ///      the claim and commit blocks are uint40, which no chain's clock or height reaches (2^40 seconds is
-    ///      34,000 years; 2^40 blocks, 34,000 years of one-second blocks). Slot 3 is rewritten by every stage
-    ///      (its deadline), so the claim's and the commit's blocks and the schedule's length cost no slot of their
-    ///      own; the schedule's two numbers are bounded by 2^40 (`InvalidSchedule`). `solverReward` and `verifierReward` are never stored: they follow from the
-    ///      price and the schedule (`_rewards`), and `getTask` fills them in.
+    ///      slots 0-3, the claim 4-6, the commit 7 (8 only by `fixSeed`), the verification claim 9, the verdict 10.
+    ///      Amounts are uint128 (stakes uint96, beside an address), each narrowing checked (`AmountTooLarge`). The
+    ///      clock of slot 3 is narrower: timeouts are at most ProtocolConfig.MAX_TIMEOUT (uint32), and deadlines
+    ///      (unix seconds) and the claim and commit blocks are uint40, which no chain's clock or height reaches
+    ///      (2^40 seconds is 34,000 years; 2^40 blocks, 34,000 years of one-second blocks). Slot 3 is rewritten by
+    ///      every stage (its deadline), so the claim's and the commit's blocks and the steps trained cost no slot of
+    ///      their own; steps and interval are bounded by MAX_STEPS (2^40 - 1). `solverReward` and `verifierReward`
+    ///      are never stored: they follow from the price and the schedule (`_rewards`), and `getTask` fills them in.
     struct Task {
         // slot 0 (submission)
         address submitter;
@@ -98,24 +98,27 @@ abstract contract TaskMarketBase {
         /// a rejection's failed segment
         uint32 rejectSegment;
         uint40 checkpointInterval;
-        // slot 6: keccak256(abi.encode(secret)), committed at claimTask
+        /// slot 6, the forced-error commitment: keccak256(abi.encode(secret)) from claimTask; from commitProof
+        /// keccak256(abi.encode(that hash, seed, sealedHonest)), where the seed is blockhash(claimBlock + 1) and
+        /// sealedHonest = keccak256(abi.encode(honestRoot, honestManifestHash, secret)). The seed and the seal are
+        /// in ProofCommitted and the secret's hash in TaskClaimed, where readers take them (docs/market.md, "What
+        /// a task stores"); a reveal opens the commitment with them. Two slots fewer at every commit (about 39k).
         bytes32 secretHash;
-        // slots 7-9 (commit)
+        // slot 7 (commit)
         bytes32 proofRoot;
-        /// blockhash(claimBlock + 1), fixed at commitProof: with the secret it tosses the forced-error coin
+        /// slot 8: the seed as `fixSeed` recorded it before the commit (a training that outlasts the EVM's 256
+        /// blocks); 0 otherwise, the commit folding the seed into the commitment instead
         bytes32 seed;
-        /// keccak256(abi.encode(honestRoot, honestManifestHash, secret))
-        bytes32 sealedHonest;
-        // slot 10 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
+        // slot 9 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
         // replays)
         address verifier;
         uint96 verifierLocked;
-        // slot 11 (verdict): end of the challenge, open and reveal windows
+        // slot 10 (verdict): end of the challenge, open and reveal windows
         uint64 verdictBlock;
         uint64 challengeEndBlock;
         uint64 openEndBlock;
         uint64 revealEndBlock;
-        // slots 12-15
+        // slots 11-14
         /// the verifier's replayed end hash of a rejection (0 if accepted: not written)
         bytes32 rejectReplayHash;
         /// the committed checkpoints around the rejected segment (proven by disputeRejection)
@@ -150,7 +153,7 @@ abstract contract TaskMarketBase {
     /// @dev A Task's storage slots, and the first that only an attempt writes (the claim's solver):
     ///      `_clearAttemptSlots` zeroes the slots between. `npm run build:contracts` fails unless both match the
     ///      compiler's storage layout of the struct.
-    uint256 private constant TASK_SLOTS = 18;
+    uint256 private constant TASK_SLOTS = 17;
     uint256 private constant ATTEMPT_SLOTS_FROM = 4;
 
     // ---------------------------------------------------------------- errors
@@ -203,9 +206,10 @@ abstract contract TaskMarketBase {
     error DisputeAlreadyFiled(uint256 id);
     error OutsideRevealWindow(uint256 id, uint64 fromBlock, uint64 toBlock);
     error AlreadyRevealed(uint256 id);
+    /// @notice The secret does not open the task's commitment: its hash before the commit; after it, the secret's
+    ///         hash, the seed and the sealed honest proof together.
     error InvalidSecret(uint256 id);
     error NotForcedError(uint256 id);
-    error SealMismatch(uint256 id);
     error HonestRootUnchanged(uint256 id);
     error SettlementNotReady(uint256 id, uint64 afterBlock);
     error DisputeInProgress(uint256 id, uint256 disputeId);
@@ -253,7 +257,8 @@ abstract contract TaskMarketBase {
         uint32 checkpointCount,
         uint64 checkpointInterval,
         uint64 totalSteps,
-        bytes32 seed
+        bytes32 seed,
+        bytes32 sealedHonest
     );
     /// @param stake the verifier stake locked (snapshot of ProtocolConfig.verifierStake)
     event VerificationClaimed(uint256 indexed id, address indexed verifier, bytes32 randomness, uint256 stake);

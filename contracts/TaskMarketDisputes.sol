@@ -174,15 +174,19 @@ contract TaskMarketDisputes is TaskMarketBase {
     }
 
     /// @notice The solver reveals that its published proof was a forced error (docs/disputes.md, lifecycle 7):
-    ///         the secret opens `secretHash`, the coin `keccak256(abi.encode(secret, seed)) % 10000 <
-    ///         forcedErrorBps` came up, `sealedHonest` opens to (honestRoot, honestManifestHash) and the honest
-    ///         root differs from the published one. In the reveal window, after the open window: catchers (the
+    ///         the secret, the seed (ProofCommitted's) and the honest proof open the commitment (`secretHash`, with
+    ///         `sealedHonest = keccak256(abi.encode(honestRoot, honestManifestHash, secret))`; `InvalidSecret`
+    ///         otherwise), the coin `keccak256(abi.encode(secret, seed)) % 10000 < forcedErrorBps` came up and the
+    ///         honest root differs from the published one. In the reveal window, after the open window: catchers (the
     ///         verifier if it rejected, else the whistleblowers that opened their challenges, in commit order; one
     ///         never opened forfeits its deposit) share `min(jackpotCap, jackpot)` by weights 2^(n-1-i); a verifier that accepted is
     ///         slashed (winner: the first catcher), one that rejected is unlocked; deposits are unlocked; the
     ///         honest proof replaces the published one and the task is Committed again for a fresh verification,
     ///         the old verifier barred. The solver keeps its stake locked and is not penalised.
-    function revealForcedError(uint256 id, bytes32 secret, bytes32 honestRoot, bytes32 honestManifestHash) external onlyDelegated {
+    function revealForcedError(uint256 id, bytes32 secret, bytes32 seed, bytes32 honestRoot, bytes32 honestManifestHash)
+        external
+        onlyDelegated
+    {
         Task storage t = _task(id);
         _requireStatus(id, t, Status.Verified);
         if (msg.sender != t.solver) revert NotSolver(id, msg.sender);
@@ -190,9 +194,9 @@ contract TaskMarketDisputes is TaskMarketBase {
         if (block.number <= t.openEndBlock || block.number > t.revealEndBlock) {
             revert OutsideRevealWindow(id, t.openEndBlock + 1, t.revealEndBlock);
         }
-        if (keccak256(abi.encode(secret)) != t.secretHash) revert InvalidSecret(id);
-        if (!_isForced(secret, t.seed, t.forcedErrorBps)) revert NotForcedError(id);
-        if (keccak256(abi.encode(honestRoot, honestManifestHash, secret)) != t.sealedHonest) revert SealMismatch(id);
+        bytes32 sealedHonest = keccak256(abi.encode(honestRoot, honestManifestHash, secret));
+        if (keccak256(abi.encode(keccak256(abi.encode(secret)), seed, sealedHonest)) != t.secretHash) revert InvalidSecret(id);
+        if (!_isForced(secret, seed, t.forcedErrorBps)) revert NotForcedError(id);
         if (honestRoot == t.proofRoot || honestRoot == bytes32(0) || honestManifestHash == bytes32(0)) {
             revert HonestRootUnchanged(id);
         }

@@ -12,8 +12,8 @@ export type GetTaskErrorType = ContractRevertError | ChainError | UnexpectedChai
 
 /**
  * One task of the TaskMarket as TypeScript reads it: bigints for block numbers and amounts, names for its status;
- * the fields the contract does not store (spec, manifest and report hashes, randomness, distance) read where
- * the chain fixed them (readUnstoredFields).
+ * the fields the contract does not store (spec, manifest and report hashes, randomness, distance, and after the
+ * commit the forced-error coin's secret hash, seed and seal) read where the chain fixed them (readUnstoredFields).
  *
  * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
  * @throws {@link UnexpectedChainValueError} when the task's status is one this build does not know
@@ -35,6 +35,8 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       verifier: raw.verifier,
       commitBlock: BigInt(raw.commitBlock),
       verdictBlock: BigInt(raw.verdictBlock),
+      secretHash: raw.secretHash,
+      seed: raw.seed,
     })
     return {
       id,
@@ -66,9 +68,9 @@ export async function getTask(connection: Pick<Connection, 'publicClient' | 'con
       randomness: unstored.randomness,
       reportHash: unstored.reportHash,
       distance: unstored.distance,
-      secretHash: raw.secretHash,
-      seed: raw.seed,
-      sealedHonest: raw.sealedHonest,
+      secretHash: unstored.secretHash,
+      seed: unstored.seed,
+      sealedHonest: unstored.sealedHonest,
       claimBlock: BigInt(raw.claimBlock),
       checkpointInterval: BigInt(raw.checkpointInterval),
       totalSteps: BigInt(raw.totalSteps),

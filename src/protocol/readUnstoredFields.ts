@@ -4,6 +4,7 @@ import {getLogsPaged} from '../chain/getLogsPaged.js'
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {UnexpectedChainValueError} from './errors.js'
+import type {Task} from './types.js'
 
 export type ReadUnstoredFieldsParameters = {
   taskId: bigint
@@ -13,11 +14,18 @@ export type ReadUnstoredFieldsParameters = {
   verifier: Hex
   commitBlock: bigint
   verdictBlock: bigint
+  /** The forced-error commitment's slot: the secret's hash until the commit, then the fold of it, seed and seal. */
+  secretHash: Hex
+  /** The seed slot: what fixSeed recorded before the commit (0 otherwise). */
+  seed: Hex
 }
 
-export type ReadUnstoredFieldsReturnType = {specHash: Hex; manifestHash: Hex; randomness: Hex; reportHash: Hex; distance: bigint}
+export type ReadUnstoredFieldsReturnType = Pick<Task, 'specHash' | 'manifestHash' | 'randomness' | 'reportHash' | 'distance' | 'secretHash' | 'seed' | 'sealedHonest'>
 
 type Verdict = Pick<ReadUnstoredFieldsReturnType, 'reportHash' | 'distance'>
+
+/** What the attempt's events fixed about its proof and its forced-error coin. */
+type Attempt = Pick<ReadUnstoredFieldsReturnType, 'manifestHash' | 'secretHash' | 'seed' | 'sealedHonest'>
 
 /**
  * How many blocks deep what a reader saw counts as final, so that it is remembered: none on a development chain
@@ -35,7 +43,7 @@ type Known = {
   specsFinalTo: Map<string, bigint>
   /** The scan of TaskSubmitted events under way, per market, with every spec hash it found. */
   specScans: Map<string, Promise<Map<string, Hex>>>
-  manifests: Map<string, Hex>
+  attempts: Map<string, Attempt>
   blockHashes: Map<string, Hex>
   verdicts: Map<string, Verdict>
 }
@@ -50,6 +58,9 @@ type Reader = Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Conn
  * - the spec hash from the task's TaskSubmitted event (one scan from the deployment reads every task's);
  * - the manifest hash, once the attempt committed (`commitBlock` not 0), from its ProofCommitted event, or from the
  *   VerificationReopened that put a forced error's honest proof in its place (`forcedRevealed`);
+ * - the forced-error coin's secret hash, seed and seal: before the commit the stored slots are them (the seal is 0);
+ *   the commit folds all three into the secret hash's slot, and they are then read from the attempt's TaskClaimed
+ *   and ProofCommitted events;
  * - the verification randomness, `blockhash(commitBlock + 1)` as claimVerification fixed it, while a verifier
  *   holds the task (0 otherwise, as the stored field was);
  * - the report hash and the distance from the VerdictPosted event of block `verdictBlock` (0 before a verdict).
@@ -64,19 +75,20 @@ export async function readUnstoredFields(connection: Reader, parameters: ReadUns
   // the head: the reads of one pass start together and share viem's one request for it.
   const depth = finalityDepth(client.chain?.id)
   const finalTo = depth === 0n ? maxUint256 : (await client.getBlockNumber()) - depth
-  const [specHash, manifestHash, randomness, verdict] = await Promise.all([
+  const beforeCommit = {manifestHash: zeroHash, secretHash: parameters.secretHash, seed: parameters.seed, sealedHonest: zeroHash}
+  const [specHash, attempt, randomness, verdict] = await Promise.all([
     specHashOf(connection, known, finalTo, parameters.taskId),
-    parameters.commitBlock === 0n ? zeroHash : manifestOf(connection, known, finalTo, parameters),
+    parameters.commitBlock === 0n ? beforeCommit : attemptOf(connection, known, finalTo, parameters),
     parameters.verifier === zeroAddress ? zeroHash : blockHashOf(client, known, finalTo, parameters.commitBlock + 1n),
     parameters.verdictBlock === 0n ? {reportHash: zeroHash, distance: 0n} : verdictOf(connection, known, finalTo, parameters.taskId, parameters.verdictBlock),
   ])
-  return {specHash, manifestHash, randomness, ...verdict}
+  return {specHash, ...attempt, randomness, ...verdict}
 }
 
 function knownOf(client: PublicClient): Known {
   let known = knownByClient.get(client)
   if (!known) {
-    known = {specs: new Map(), specsFinalTo: new Map(), specScans: new Map(), manifests: new Map(), blockHashes: new Map(), verdicts: new Map()}
+    known = {specs: new Map(), specsFinalTo: new Map(), specScans: new Map(), attempts: new Map(), blockHashes: new Map(), verdicts: new Map()}
     knownByClient.set(client, known)
   }
   return known
@@ -115,26 +127,34 @@ function scanSpecs(connection: Reader, known: Known, finalTo: bigint): Promise<M
   return scan
 }
 
-const attemptEvents = ['TaskReopened', 'ProofCommitted', 'VerificationReopened'] as const
+const attemptEvents = ['TaskReopened', 'TaskClaimed', 'ProofCommitted', 'VerificationReopened'] as const
 
-/** The manifest of the attempt's proof: the last one its ProofCommitted or a VerificationReopened with a manifest named. */
-function manifestOf(connection: Reader, known: Known, finalTo: bigint, parameters: ReadUnstoredFieldsParameters): Promise<Hex> {
+/**
+ * A committed attempt's proof and coin: the manifest of its proof (the last one its ProofCommitted or a
+ * VerificationReopened with a manifest named), its TaskClaimed's secret hash and its ProofCommitted's seed and seal.
+ */
+function attemptOf(connection: Reader, known: Known, finalTo: bigint, parameters: ReadUnstoredFieldsParameters): Promise<Attempt> {
   const {market} = connection.contracts
   const client = connection.publicClient
-  return remembered(known.manifests, `${market}:${parameters.taskId}:${parameters.attempts}:${parameters.forcedRevealed}`, finalTo, async () => {
-    // One request for the task's three kinds of event (viem's getLogs filters by argument for one event only).
+  return remembered(known.attempts, `${market}:${parameters.taskId}:${parameters.attempts}:${parameters.forcedRevealed}`, finalTo, async () => {
+    // One request for the task's four kinds of event (viem's getLogs filters by argument for one event only).
     const topics = [attemptEvents.map((eventName) => encodeEventTopics({abi: taskMarketAbi, eventName})[0]!), numberToHex(parameters.taskId, {size: 32})]
     const logs = await getLogsPaged(client, {fromBlock: connection.deployBlock ?? 0n}, async (range): Promise<Log[]> => {
       const params = [{address: market, topics, fromBlock: numberToHex(range.fromBlock), toBlock: numberToHex(range.toBlock)}]
       return ((await client.request({method: 'eth_getLogs', params} as never)) as RpcLog[]).map((log) => formatLog(log))
     })
-    let manifest: {value: Hex; block: bigint} | undefined
+    let claimed: Hex | undefined
+    let attempt: {value: Attempt; block: bigint} | undefined
     for (const log of parseEventLogs({abi: taskMarketAbi, logs, eventName: [...attemptEvents]})) {
-      if (log.eventName === 'TaskReopened') manifest = undefined
-      else if (log.args.manifestHash !== zeroHash) manifest = {value: log.args.manifestHash, block: log.blockNumber}
+      if (log.eventName === 'TaskReopened') [claimed, attempt] = [undefined, undefined]
+      else if (log.eventName === 'TaskClaimed') claimed = log.args.secretHash
+      else if (log.eventName === 'ProofCommitted') {
+        const {manifestHash, seed, sealedHonest} = log.args
+        attempt = {value: {manifestHash, secretHash: claimed ?? zeroHash, seed, sealedHonest}, block: log.blockNumber}
+      } else if (attempt && log.args.manifestHash !== zeroHash) attempt = {value: {...attempt.value, manifestHash: log.args.manifestHash}, block: log.blockNumber}
     }
-    if (!manifest) throw new UnexpectedChainValueError(`getTask failed: no ProofCommitted event for task ${parameters.taskId}'s attempt ${parameters.attempts}`)
-    return manifest
+    if (!attempt || !claimed) throw new UnexpectedChainValueError(`getTask failed: no ProofCommitted event for task ${parameters.taskId}'s attempt ${parameters.attempts}`)
+    return attempt
   })
 }
 

@@ -45,6 +45,7 @@ import {
   toRevealWindow,
   verdictArgs,
   verifyTask,
+  revealArgs,
 } from './helpers/tasks.js'
 
 const ether = parseEther
@@ -560,7 +561,7 @@ describe('TaskMarket disputes, forced errors and the jackpot (on anvil, with the
       if (options.fund) await marketWrite(ctx, ctx.actors.deployer, 'fundJackpot', [], {value: options.fund})
       return taskAt(ctx, 'Verified', {accepted: options.accepted, published, honest})
     }
-    const reveal = (id: bigint) => marketWrite(ctx, ctx.actors.solver, 'revealForcedError', [id, defaultSecret, honest.root, honest.manifest])
+    const reveal = async (id: bigint) => marketWrite(ctx, ctx.actors.solver, 'revealForcedError', await revealArgs(ctx, id, honest))
 
     it('caught by a rejecting verifier: the verifier takes min(cap, jackpot), is unlocked and not barred; the solver is unharmed; the task is re-verified and settles', async () => {
       const {solver, verifier, verifier2, submitter} = ctx.actors

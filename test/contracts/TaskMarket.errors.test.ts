@@ -60,6 +60,7 @@ import {
   toOpenWindow,
   toRevealWindow,
   verdictArgs,
+  revealArgs,
 } from './helpers/tasks.js'
 
 const MAX_TIMEOUT = 365n * 24n * 3600n
@@ -130,7 +131,7 @@ describe('TaskMarket errors (on anvil)', () => {
       await expectRevert(direct('commitChallenge', challengeCommitArgs(id, wb().address, 1, claimed)), 'NotDelegated', [])
       await expectRevert(direct('openChallenge', openArgs(id, proof, 1, claimed)), 'NotDelegated', [])
       await expectRevert(direct('disputeRejection', disputeArgs(id, proof, 1)), 'NotDelegated', [])
-      await expectRevert(direct('revealForcedError', [id, defaultSecret, proof.root, proof.manifest]), 'NotDelegated', [])
+      await expectRevert(direct('revealForcedError', [id, defaultSecret, zeroHash, proof.root, proof.manifest]), 'NotDelegated', [])
       await expectRevert(direct('expire', [id]), 'NotDelegated', [])
     })
     it('setGame reverts NotOwner(caller) for anyone but the deployer', async () => {
@@ -220,7 +221,7 @@ describe('TaskMarket errors (on anvil)', () => {
       await expectRevert(marketWrite(ctx, wb(), 'commitChallenge', challengeCommitArgs(7n, wb().address, 0, claimed)), 'TaskNotFound', [7n])
       await expectRevert(marketWrite(ctx, wb(), 'openChallenge', openArgs(7n, proof, 0, claimed)), 'TaskNotFound', [7n])
       await expectRevert(marketWrite(ctx, ctx.actors.solver, 'disputeRejection', disputeArgs(7n, proof, 0)), 'TaskNotFound', [7n])
-      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'revealForcedError', [7n, defaultSecret, proof.root, proof.manifest]), 'TaskNotFound', [7n])
+      await expectRevert(marketWrite(ctx, ctx.actors.solver, 'revealForcedError', [7n, defaultSecret, zeroHash, proof.root, proof.manifest]), 'TaskNotFound', [7n])
     })
     it('getTask, challengesOf and forcedErrorOf revert TaskNotFound', async () => {
       // Each call is made only when awaited: an eager rejected promise would surface as an uncaught error.
@@ -705,13 +706,13 @@ describe('TaskMarket errors (on anvil)', () => {
       if (options.toWindow ?? true) await toRevealWindow(ctx, id)
       return id
     }
-    const reveal = (id: bigint, overrides: {secret?: Hex; root?: Hex; manifest?: Hex; by?: typeof ctx.actors.solver} = {}) =>
-      marketWrite(ctx, overrides.by ?? ctx.actors.solver, 'revealForcedError', [
-        id,
-        overrides.secret ?? defaultSecret,
-        overrides.root ?? honest.root,
-        overrides.manifest ?? honest.manifest,
-      ])
+    const reveal = async (id: bigint, overrides: {secret?: Hex; seed?: Hex; root?: Hex; manifest?: Hex; by?: typeof ctx.actors.solver} = {}) =>
+      marketWrite(
+        ctx,
+        overrides.by ?? ctx.actors.solver,
+        'revealForcedError',
+        await revealArgs(ctx, id, {root: overrides.root ?? honest.root, manifest: overrides.manifest ?? honest.manifest}, overrides),
+      )
     it('reverts InvalidStatus(id, Verifying) before the verdict', async () => {
       await setParams({forcedErrorBps: 10000})
       const id = await taskAt(ctx, 'Verifying', {published, honest})
@@ -733,20 +734,21 @@ describe('TaskMarket errors (on anvil)', () => {
       await mineTo(ctx, revealEndBlock)
       await expectRevert(reveal(id), 'OutsideRevealWindow', [id, openEndBlock + 1n, revealEndBlock])
     })
-    it('reverts InvalidSecret(id) for a secret that does not open secretHash', async () => {
+    it('reverts InvalidSecret(id) for a secret, a seed or an honest proof that does not open the commitment', async () => {
       const id = await forcedTask()
       await expectRevert(reveal(id, {secret: label('not the secret')}), 'InvalidSecret', [id])
+      // The commit folded the secret's hash, the seed and the seal into one slot: a wrong seed opens nothing either,
+      // so a solver cannot pick the seed whose coin it wants at the reveal.
+      await expectRevert(reveal(id, {seed: label('another seed')}), 'InvalidSecret', [id])
+      await expectRevert(reveal(id, {root: makeProof('x').root}), 'InvalidSecret', [id])
+      await expectRevert(reveal(id, {manifest: label('x')}), 'InvalidSecret', [id])
+      assert.equal((await reveal(id)).receipt.status, 'success')
     })
     it('reverts NotForcedError(id) when the coin did not come up', async () => {
       await setParams({forcedErrorBps: 0})
       const id = await taskAt(ctx, 'Verified', {published, honest})
       await toRevealWindow(ctx, id)
       await expectRevert(reveal(id), 'NotForcedError', [id])
-    })
-    it('reverts SealMismatch(id) for an honest proof other than the sealed one', async () => {
-      const id = await forcedTask()
-      await expectRevert(reveal(id, {root: makeProof('x').root}), 'SealMismatch', [id])
-      await expectRevert(reveal(id, {manifest: label('x')}), 'SealMismatch', [id])
     })
     it('reverts HonestRootUnchanged(id) when the sealed "honest" proof is the published one (or zero)', async () => {
       await setParams({forcedErrorBps: 10000})
@@ -849,13 +851,16 @@ describe('TaskMarket errors (on anvil)', () => {
   describe('forcedErrorOf', () => {
     const forcedErrorOf = (id: bigint, secret: Hex) =>
       ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'forcedErrorOf', args: [id, secret]})
-    it('reverts InvalidSecret(id) for a secret that does not open secretHash, and for a task nobody claimed', async () => {
-      const id = await taskAt(ctx, 'Committed')
+    it('reverts InvalidSecret(id) for a secret that does not open secretHash', async () => {
+      const id = await taskAt(ctx, 'Claimed')
+      await ctx.test.mine({blocks: 2})
       await expectRevert(forcedErrorOf(id, label('nope')), 'InvalidSecret', [id])
+    })
+    it('reverts InvalidStatus(id, status) unless the task is Claimed: nobody has a coin before the claim, and the commit folds the seed and seal into the commitment', async () => {
       const {id: open} = await submitTask(ctx)
-      // secretHash is 0 until a claim: not even a secret hashing to 0 may ask.
-      await expectRevert(forcedErrorOf(open, zeroHash), 'InvalidSecret', [open])
-      assert.notEqual(secretHashOf(zeroHash), zeroHash)
+      await expectRevert(forcedErrorOf(open, zeroHash), 'InvalidStatus', [open, Status.Submitted])
+      const committed = await taskAt(ctx, 'Committed')
+      await expectRevert(forcedErrorOf(committed, defaultSecret), 'InvalidStatus', [committed, Status.Committed])
     })
     it('reverts RandomnessNotReady(id, claimBlock + 2) while the seed block is the head', async () => {
       const id = await taskAt(ctx, 'Claimed')

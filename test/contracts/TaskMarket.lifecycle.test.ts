@@ -33,6 +33,7 @@ import {
   proof,
   registerSolver,
   rejection,
+  commitmentOf,
   sealOf,
   secretHashOf,
   setMarket,
@@ -186,7 +187,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     expectEvents(result.events, [
       {
         eventName: 'ProofCommitted',
-        args: {id, proofRoot: proof.root, manifestHash: proof.manifest, checkpointCount: 5, checkpointInterval: 10n, totalSteps: 40n, seed},
+        args: {id, proofRoot: proof.root, manifestHash: proof.manifest, checkpointCount: 5, checkpointInterval: 10n, totalSteps: 40n, seed, sealedHonest: sealOf(proof, defaultSecret)},
       },
     ])
     const task = await getTask(ctx, id)
@@ -197,8 +198,12 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     assert.equal(task.checkpointCount, 5)
     assert.equal(task.checkpointInterval, 10n)
     assert.equal(task.totalSteps, 40n)
-    assert.equal(task.sealedHonest, sealOf(proof, defaultSecret))
-    assert.equal(task.seed, seed)
+    // The secret's hash, the seed and the seal share one slot from here: the commitment a reveal opens. Readers
+    // take the three from TaskClaimed and ProofCommitted.
+    assert.equal(task.secretHash, commitmentOf(secretHashOf(defaultSecret), seed, sealOf(proof, defaultSecret)))
+    assert.equal(task.seed, zeroHash)
+    const read = await readTask(ctx, id)
+    assert.deepEqual([read.secretHash, read.seed, read.sealedHonest], [secretHashOf(defaultSecret), seed, sealOf(proof, defaultSecret)])
     assert.equal(task.commitBlock, result.receipt.blockNumber)
     assert.equal(task.deadline, now + defaultTask.verificationTimeout)
   })
@@ -229,7 +234,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     }
   })
 
-  it('forcedErrorOf tosses keccak256(abi.encode(secret, seed)) % 10000 < forcedErrorBps, before and after the commit', async () => {
+  it('forcedErrorOf tosses keccak256(abi.encode(secret, seed)) % 10000 < forcedErrorBps while Claimed; after the commit ProofCommitted\'s seed tosses the same coin', async () => {
     await configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, forcedErrorBps: 5000}])
     // The seeds are block hashes, so which coins come up varies from run to run; what must hold is that the
     // view agrees with the formula for every one of them.
@@ -245,12 +250,14 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       const expected = isForced(secret, seed, 5000)
       assert.equal(await forcedErrorOf(id, secret), expected, 'before the commit')
       await marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id, proof, proof, secret))
-      assert.equal(await forcedErrorOf(id, secret), expected, 'after the commit')
+      await expectRevert(forcedErrorOf(id, secret), 'InvalidStatus', [id, Status.Committed])
+      assert.equal(isForced(secret, (await readTask(ctx, id)).seed, 5000), expected, 'after the commit')
     }
     // 0 bps never forces; 10000 always does.
     for (const bps of [0, 10000]) {
       await configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, forcedErrorBps: bps}])
-      const id = await taskAt(ctx, 'Committed')
+      const id = await taskAt(ctx, 'Claimed')
+      await ctx.test.mine({blocks: 2})
       assert.equal(await forcedErrorOf(id), bps === 10000)
     }
   })
@@ -259,9 +266,10 @@ describe('TaskMarket lifecycle (on anvil)', () => {
     await configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, forcedErrorBps: 10000}])
     const id = await taskAt(ctx, 'Claimed')
     await configWrite(ctx, ctx.actors.deployer, 'setParams', [{...defaultProtocolParams, forcedErrorBps: 0}])
+    await ctx.test.mine({blocks: 1})
+    assert.equal(await forcedErrorOf(id), true)
     await marketWrite(ctx, ctx.actors.solver, 'commitProof', commitArgs(id))
     assert.equal((await getTask(ctx, id)).forcedErrorBps, 10000)
-    assert.equal(await forcedErrorOf(id), true)
   })
 
   it('fixSeed records blockhash(claimBlock + 1) from claimBlock + 2 to claimBlock + 257, once, only while Claimed', async () => {

@@ -7,7 +7,7 @@ import {defaultProtocolParams, type MarketParams, type ProtocolParams} from '../
 import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {createClients, type GensynPublicClient} from '../../src/chain/clients.js'
 import {merkleProof} from '../../src/ml/checkpoint/merkle.js'
-import {readUnstoredFields, type ReadUnstoredFieldsReturnType} from '../../src/protocol/readUnstoredFields.js'
+import {readUnstoredFields, type ReadUnstoredFieldsParameters, type ReadUnstoredFieldsReturnType} from '../../src/protocol/readUnstoredFields.js'
 import {receiptOf, snapshotChain, TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 import {
@@ -309,16 +309,10 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     async checkUnstored(where: string): Promise<void> {
       this.reader ??= (await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, batch: false})).publicClient
       for (const id of this.unstoredTouched) {
-        const stored = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {attempts: number; forcedRevealed: boolean; verifier: Hex; commitBlock: bigint; verdictBlock: bigint}
+        // The view's blocks are uint40 (numbers to viem): the reader takes bigints.
+        const stored = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as Omit<ReadUnstoredFieldsParameters, 'taskId'>
         const reader = {publicClient: this.reader, contracts: {market: ctx.system.market, registry: ctx.system.registry}}
-        const fields = await readUnstoredFields(reader, {
-          taskId: id,
-          attempts: Number(stored.attempts),
-          forcedRevealed: stored.forcedRevealed,
-          verifier: stored.verifier,
-          commitBlock: BigInt(stored.commitBlock),
-          verdictBlock: BigInt(stored.verdictBlock),
-        })
+        const fields = await readUnstoredFields(reader, {...stored, taskId: id, commitBlock: BigInt(stored.commitBlock), verdictBlock: BigInt(stored.verdictBlock)})
         assert.deepEqual(fields, this.unstored.get(id), `${where}: task ${id}'s unstored fields as read are not the events'`)
       }
       this.unstoredTouched.clear()
@@ -328,15 +322,19 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     foldUnstored(eventName: string, args: Record<string, unknown>): void {
       const id = args.id as bigint
       const known = this.unstored.get(id)
-      if (eventName === 'TaskSubmitted') this.unstored.set(id, {specHash: args.specHash as Hex, manifestHash: zeroHash, randomness: zeroHash, reportHash: zeroHash, distance: 0n})
-      else if (!known) return
+      const noCoin = {secretHash: zeroHash, seed: zeroHash, sealedHonest: zeroHash}
+      if (eventName === 'TaskSubmitted') {
+        this.unstored.set(id, {specHash: args.specHash as Hex, manifestHash: zeroHash, randomness: zeroHash, reportHash: zeroHash, distance: 0n, ...noCoin})
+      } else if (!known) return
+      else if (eventName === 'TaskClaimed') known.secretHash = args.secretHash as Hex
+      else if (eventName === 'SeedFixed') known.seed = args.seed as Hex
       else if (eventName === 'VerificationClaimed') known.randomness = args.randomness as Hex
       else if (eventName === 'VerdictPosted') Object.assign(known, {reportHash: args.reportHash as Hex, distance: args.distance as bigint})
-      else if (eventName === 'ProofCommitted') known.manifestHash = args.manifestHash as Hex
+      else if (eventName === 'ProofCommitted') Object.assign(known, {manifestHash: args.manifestHash as Hex, seed: args.seed as Hex, sealedHonest: args.sealedHonest as Hex})
       else if (eventName === 'VerificationReopened') {
         Object.assign(known, {randomness: zeroHash, reportHash: zeroHash, distance: 0n})
         if (args.manifestHash !== zeroHash) known.manifestHash = args.manifestHash as Hex
-      } else if (eventName === 'TaskReopened') Object.assign(known, {manifestHash: zeroHash, randomness: zeroHash, reportHash: zeroHash, distance: 0n})
+      } else if (eventName === 'TaskReopened') Object.assign(known, {manifestHash: zeroHash, randomness: zeroHash, reportHash: zeroHash, distance: 0n, ...noCoin})
       else return
       this.unstoredTouched.add(id)
     }
@@ -642,7 +640,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         ['commitChallenge', [id, c % 5 === 0 ? zeroHash : label(`junk commitment ${c}`), '0x']],
         ['openChallenge', [id, segment, label('junk'), testSalt, proof.checkpoints[segment], merkleProof(proof.checkpoints, segment), proof.checkpoints[segment + 1] ?? zeroHash, []]],
         ['disputeRejection', [id, zeroHash, [], zeroHash, []]],
-        ['revealForcedError', [id, label('wrong secret'), label('root'), label('manifest')]],
+        ['revealForcedError', [id, label('wrong secret'), label('seed'), label('root'), label('manifest')]],
         ['commitProof', [id, proof.root, proof.manifest, proof.count, proof.interval, proof.totalSteps, zeroHash, zeroHash, [], []]],
       ]
       const [fn, args] = calls[c % calls.length]!
@@ -748,7 +746,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
           if (head < t.revealEndBlock) {
             const model = this.proofs.get(id)
             if (model?.forced && a % 4 !== 0) {
-              await this.market(t.solver, 'revealForcedError', [id, this.secrets.get(id) ?? zeroHash, model.honest.root, model.honest.manifest])
+              const seed = this.unstored.get(id)?.seed ?? zeroHash
+              await this.market(t.solver, 'revealForcedError', [id, this.secrets.get(id) ?? zeroHash, seed, model.honest.root, model.honest.manifest])
             } else {
               await mine(t.revealEndBlock - head)
             }

@@ -28,6 +28,7 @@ import {
   testSalt,
   toOpenWindow,
   toRevealWindow,
+  revealArgs,
 } from './helpers/tasks.js'
 
 const ether = parseEther
@@ -274,7 +275,7 @@ describe('attacks on the market (on anvil)', () => {
       await expectRevert(marketWrite(ctx, copier, 'commitChallenge', challengeCommitArgs(id, copier.address, 1, replay)), 'ChallengeWindowClosed', [id, (await getTask(ctx, id)).challengeEndBlock])
 
       await toRevealWindow(ctx, id)
-      const revealed = await marketWrite(ctx, ctx.actors.solver, 'revealForcedError', [id, defaultSecret, honest.root, honest.manifest])
+      const revealed = await marketWrite(ctx, ctx.actors.solver, 'revealForcedError', await revealArgs(ctx, id, honest))
       const paid = revealed.events.find((event) => event.eventName === 'ForcedErrorRevealed')!.args
       assert.deepEqual([paid.catchers, paid.paidEach], [[whistleblower.address], [ether('0.5')]], 'the whole payout to the one who did the work')
       const forfeited = revealed.events.find((event) => event.eventName === 'ChallengeForfeited')
@@ -294,7 +295,7 @@ describe('attacks on the market (on anvil)', () => {
         await expectRevert(marketWrite(ctx, sybil, 'openChallenge', openArgs(id, published, 1, replay)), 'CommitmentMismatch', [id, sybil.address])
       }
       await toRevealWindow(ctx, id)
-      const revealed = await marketWrite(ctx, ctx.actors.solver, 'revealForcedError', [id, defaultSecret, honest.root, honest.manifest])
+      const revealed = await marketWrite(ctx, ctx.actors.solver, 'revealForcedError', await revealArgs(ctx, id, honest))
       const paid = revealed.events.find((event) => event.eventName === 'ForcedErrorRevealed')!.args
       assert.deepEqual([paid.catchers, paid.paidEach], [[whistleblower.address], [ether('0.5')]])
       const forfeits = revealed.events.filter((event) => event.eventName === 'ChallengeForfeited').map((event) => event.args.whistleblower)

@@ -21,7 +21,7 @@ export async function revealOwnForcedError(run: SolverRun, task: Task, state: So
   }
   if (!state.secret || !state.honest) return warnOnce(run, task.id, 'forced error without a saved secret or honest proof: it cannot be revealed')
   try {
-    const transaction = await revealForcedError(run.connection, {taskId: task.id, secret: state.secret, honestRoot: state.honest.proofRoot, honestManifestHash: state.honest.manifestHash})
+    const transaction = await revealForcedError(run.connection, {taskId: task.id, secret: state.secret, seed: task.seed, honestRoot: state.honest.proofRoot, honestManifestHash: state.honest.manifestHash})
     await writeSolverState(run.connection.stateDir, run.me, {...state, revealed: true})
     run.emit({type: 'revealed', taskId: task.id, honestRoot: state.honest.proofRoot, gasUsed: transaction.gasUsed})
   } catch (error) {

@@ -5,7 +5,7 @@ import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getA
 import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
 import {merkleProof, merkleRoot} from '../../../src/ml/checkpoint/merkle.js'
 import type {MarketParams, WorkTableParams} from '../../../src/chain/deployContracts.js'
-import {type Actor, backedCapacity, bookWrite, type Chain, configWrite, getTask, marketWrite, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
+import {type Actor, backedCapacity, bookWrite, type Chain, configWrite, getTask, marketWrite, readTask, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
 
 /** TaskMarket.Status, in declaration order. */
@@ -80,7 +80,6 @@ export const clearedAttempt = {
   proofRoot: zeroHash,
   secretHash: zeroHash,
   seed: zeroHash,
-  sealedHonest: zeroHash,
   claimBlock: 0n,
   checkpointInterval: 0n,
   totalSteps: 0n,
@@ -109,6 +108,9 @@ export const secretHashOf = (secret: Hex): Hex => keccak256(encodeAbiParameters(
 /** keccak256(abi.encode(honestRoot, honestManifestHash, secret)): commitProof's `sealedHonest`. */
 export const sealOf = (honest: Proof, secret: Hex): Hex =>
   keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'bytes32'}, {type: 'bytes32'}], [honest.root, honest.manifest, secret]))
+/** keccak256(abi.encode(secretHash, seed, sealedHonest)): what commitProof folds into the task's `secretHash` slot. */
+export const commitmentOf = (secretHash: Hex, seed: Hex, sealedHonest: Hex): Hex =>
+  keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'bytes32'}, {type: 'bytes32'}], [secretHash, seed, sealedHonest]))
 /** keccak256(abi.encode(secret, seed)) % 10000 < bps: the forced-error coin. */
 export const isForced = (secret: Hex, seed: Hex, bps: number): boolean =>
   BigInt(keccak256(encodeAbiParameters([{type: 'bytes32'}, {type: 'bytes32'}], [secret, seed]))) % 10000n < BigInt(bps)
@@ -276,6 +278,15 @@ export function commitArgs(id: bigint, published: Proof = proof, honest: Proof =
     start.proof,
     start.parentFinalProof,
   ] as const
+}
+
+/**
+ * revealForcedError's arguments: the secret, the attempt's seed (as gensyn's reader takes it from ProofCommitted, or
+ * `seed`) and the honest proof.
+ */
+export async function revealArgs(ctx: Chain, id: bigint, honest: Pick<Proof, 'root' | 'manifest'>, options: {secret?: Hex; seed?: Hex} = {}) {
+  const seed = options.seed ?? (await readTask(ctx, id)).seed
+  return [id, options.secret ?? defaultSecret, seed, honest.root, honest.manifest] as const
 }
 
 /** Sets the market parameters to the test chain's (`ctx.params.market`) with `change` over them. */
