@@ -8,7 +8,11 @@ export type TaskStatus = (typeof taskStatuses)[number]
 export const Role = {solver: 1, verifier: 2, whistleblower: 4} as const
 export type RoleName = keyof typeof Role
 
-/** The task struct `TaskMarket.getTask` returns (same field names), with bigints for every uint64 and names for enums. */
+/**
+ * The task struct `TaskMarket.getTask` returns (same field names), with bigints for block numbers, times, steps and
+ * amounts (the view packs some narrower than 48 bits, which viem decodes as numbers) and names for enums, and the
+ * fields the market does not store filled in (readUnstoredFields).
+ */
 export type Task = {
   id: bigint
   submitter: Address
@@ -52,7 +56,7 @@ export type Task = {
   distance: bigint
   /** keccak256(abi.encode(secret)), committed at the claim (docs/disputes.md, "Task lifecycle"). */
   secretHash: Hex
-  /** blockhash(claimBlock + 1), fixed by commitProof: with the secret it tosses the forced-error coin. */
+  /** blockhash(claimBlock + 1), fixed by fixSeed or commitProof: with the secret it tosses the forced-error coin. */
   seed: Hex
   /** keccak256(abi.encode(honestRoot, honestManifestHash, secret)): the honest proof behind a forced error. */
   sealedHonest: Hex
