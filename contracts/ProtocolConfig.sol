@@ -9,12 +9,25 @@ uint64 constant MAX_TASK_STEPS = 2 ** 40 - 1;
 ///         file level so that the market and the game import it as `Params`. Amounts are wei; windows and
 ///         timeouts are block counts; `*Bps` are basis points (10000 = 100%).
 struct Params {
+    // Packed into four slots (seven before): what a claim, a verification claim and a settlement read sits in the
+    // first, so each reads one cold slot (docs/benchmarks.md, "Gas of the honest lifecycle"). Stakes are at most
+    // 2^96 - 1 wei and deposits 2^128 - 1, far beyond any real amount.
     /// solver's stake locked per task
-    uint256 solverStake;
+    uint96 solverStake;
     /// verifier's stake locked per task; also the free stake a committee member needs
-    uint256 verifierStake;
+    uint96 verifierStake;
+    /// probability (basis points) that a task is a forced error
+    uint16 forcedErrorBps;
+    /// tax on every fee paid, into the jackpot
+    uint16 taxBps;
+    /// share of a slashed amount to the winner of the dispute
+    uint16 slashWinnerBps;
+    /// share of a slashed amount to the treasury
+    uint16 slashTreasuryBps;
     /// a whistleblower's deposit per challenge
-    uint256 challengeDeposit;
+    uint128 challengeDeposit;
+    /// most one forced error pays out in total
+    uint128 jackpotCap;
     /// challenge commitments / rejection disputes allowed while block.number <= verdictBlock + window
     uint64 challengeWindowBlocks;
     /// after the challenge window: whistleblowers open the challenges they committed to
@@ -25,18 +38,8 @@ struct Params {
     uint64 roundTimeoutBlocks;
     /// blocks a committee has to vote
     uint64 committeeTimeoutBlocks;
-    /// tax on every fee paid, into the jackpot
-    uint16 taxBps;
-    /// share of a slashed amount to the winner of the dispute
-    uint16 slashWinnerBps;
-    /// share of a slashed amount to the treasury
-    uint16 slashTreasuryBps;
     /// share of a slashed amount burned
     uint16 slashBurnBps;
-    /// probability (basis points) that a task is a forced error
-    uint16 forcedErrorBps;
-    /// most one forced error pays out in total
-    uint256 jackpotCap;
     /// whistleblowers per task (queued); also the most catchers paid
     uint8 maxChallengers;
     /// members drawn when the contract cannot decide itself
@@ -212,7 +215,7 @@ contract ProtocolConfig {
         return _params.verifierStake;
     }
 
-    /// @notice What a solver's claim snapshots, `params().solverStake` and `params().forcedErrorBps` (two slots).
+    /// @notice What a solver's claim snapshots, `params().solverStake` and `params().forcedErrorBps` (one slot).
     function claimParams() external view returns (uint256 stake, uint16 forcedErrorBps) {
         return (_params.solverStake, _params.forcedErrorBps);
     }

@@ -269,7 +269,8 @@ describe('ProtocolConfig (on anvil)', () => {
   it('setParams replaces every field and emits ParamsUpdated; the extremes of every range are accepted', async () => {
     const extremes: ProtocolParams = {
       solverStake: 0n,
-      verifierStake: 2n ** 256n - 1n,
+      // The largest amounts the packed struct holds: stakes in 96 bits, deposits and the jackpot cap in 128.
+      verifierStake: 2n ** 96n - 1n,
       challengeDeposit: 1n,
       challengeWindowBlocks: 1n,
       openWindowBlocks: 100000n,

@@ -551,7 +551,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         slashTreasuryBps: Math.min(treasury, 10000 - winner),
         slashBurnBps: 10000 - winner - Math.min(treasury, 10000 - winner),
         forcedErrorBps: [5000, 0, 10000, 100][b % 4]!,
-        jackpotCap: [ether('1'), 0n, 7n, 2n ** 256n - 1n][c % 4]!,
+        jackpotCap: [ether('1'), 0n, 7n, 2n ** 128n - 1n][c % 4]!,
         maxChallengers: 1 + (a % 3),
         committeeSize: 1 + (b % 3),
         maxOnchainElements: 4096,
