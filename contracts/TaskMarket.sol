@@ -213,7 +213,7 @@ contract TaskMarket is TaskMarketBase {
         t.checkpointCount = checkpointCount;
         t.checkpointInterval = uint40(checkpointInterval);
         t.totalSteps = uint40(totalSteps);
-        t.secretHash = keccak256(abi.encode(t.secretHash, seed, sealedHonest));
+        t.secretHash = _coinCommitment(t.secretHash, seed, sealedHonest);
         t.commitBlock = uint40(block.number);
         t.deadline = _after(t.verificationTimeout);
         emit ProofCommitted(id, proofRoot, manifestHash, checkpointCount, checkpointInterval, totalSteps, seed, sealedHonest);
@@ -427,7 +427,9 @@ contract TaskMarket is TaskMarketBase {
 
     /// @notice The task, with its rewards (`solverReward`, `verifierReward`) computed from the price and schedule.
     ///         The spec, manifest and report hashes, the verification randomness and the verdict's distance are not
-    ///         stored (see `Task`): readers take them from the events and the block hash that fixed them.
+    ///         stored (see `Task`): readers take them from the events and the block hash that fixed them. From the
+    ///         commit `secretHash` is the forced-error commitment and `seed` is 0 unless `fixSeed` recorded it: the
+    ///         secret's hash, the seed and the seal are in TaskClaimed and ProofCommitted.
     function getTask(uint256 id) external view returns (Task memory task) {
         Task storage t = _task(id);
         task = t;

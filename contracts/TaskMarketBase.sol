@@ -150,11 +150,11 @@ abstract contract TaskMarketBase {
     }
 
     uint256 internal constant BPS = 10000;
-    /// @dev A Task's storage slots, and the first that only an attempt writes (the claim's solver):
-    ///      `_clearAttemptSlots` zeroes the slots between. `npm run build:contracts` fails unless both match the
-    ///      compiler's storage layout of the struct.
-    uint256 private constant TASK_SLOTS = 17;
+    /// @dev The first slot of a Task that only an attempt writes (the claim's solver), and the first that is never
+    ///      written (the rewards `getTask` computes): `_clearAttemptSlots` zeroes the slots between.
+    ///      `npm run build:contracts` fails unless both match the compiler's storage layout of the struct.
     uint256 private constant ATTEMPT_SLOTS_FROM = 4;
+    uint256 private constant ATTEMPT_SLOTS_END = 15;
 
     // ---------------------------------------------------------------- errors
     error ZeroAddress();
@@ -706,24 +706,25 @@ abstract contract TaskMarketBase {
         emit TaskReopened(id, claimDeadline);
     }
 
-    /// @dev Zeroes slots ATTEMPT_SLOTS_FROM up to TASK_SLOTS of a task: what `delete` would do to them, without
-    ///      copying the struct to memory first (which reads every slot, and makes the market too large for EIP-170).
+    /// @dev Zeroes slots ATTEMPT_SLOTS_FROM up to ATTEMPT_SLOTS_END of a task: what `delete` would do to them,
+    ///      without copying the struct to memory first (which reads every slot, and makes the market too large for
+    ///      EIP-170), and without writing the reward slots, which are always 0.
     function _clearAttemptSlots(Task storage t) private {
         assembly {
             let base := t.slot
-            for { let i := ATTEMPT_SLOTS_FROM } lt(i, TASK_SLOTS) { i := add(i, 1) } { sstore(add(base, i), 0) }
+            for { let i := ATTEMPT_SLOTS_FROM } lt(i, ATTEMPT_SLOTS_END) { i := add(i, 1) } { sstore(add(base, i), 0) }
         }
     }
 
     /// @dev Back to Committed (the solver's claim, secret, proof and stake stay) for a fresh verification.
     /// @param replacedManifest the manifest of the proof that replaced the committed one (0: the proof stays)
     function _backToCommitted(uint256 id, Task storage t, bytes32 replacedManifest) internal {
-        uint64 deadline = _after(t.verificationTimeout);
+        uint40 deadline = _after(t.verificationTimeout);
         t.status = Status.Committed;
         t.verifier = address(0);
         t.accepted = false;
         t.commitBlock = uint40(block.number);
-        t.deadline = uint40(deadline);
+        t.deadline = deadline;
         t.verdictBlock = 0;
         t.challengeEndBlock = 0;
         t.openEndBlock = 0;
@@ -820,6 +821,11 @@ abstract contract TaskMarketBase {
         if (block.number <= drawBlock) revert RandomnessNotReady(id, uint64(drawBlock + 1));
         hash = blockhash(drawBlock);
         if (hash == bytes32(0)) revert RandomnessExpired(id, uint64(drawBlock + 256));
+    }
+
+    /// @dev What commitProof folds into `secretHash` and a reveal must open (see `Task.secretHash`).
+    function _coinCommitment(bytes32 secretHash, bytes32 seed, bytes32 sealedHonest) internal pure returns (bytes32) {
+        return keccak256(abi.encode(secretHash, seed, sealedHonest));
     }
 
     function _isForced(bytes32 secret, bytes32 seed, uint16 forcedErrorBps) internal pure returns (bool) {

@@ -195,7 +195,7 @@ contract TaskMarketDisputes is TaskMarketBase {
             revert OutsideRevealWindow(id, t.openEndBlock + 1, t.revealEndBlock);
         }
         bytes32 sealedHonest = keccak256(abi.encode(honestRoot, honestManifestHash, secret));
-        if (keccak256(abi.encode(keccak256(abi.encode(secret)), seed, sealedHonest)) != t.secretHash) revert InvalidSecret(id);
+        if (_coinCommitment(keccak256(abi.encode(secret)), seed, sealedHonest) != t.secretHash) revert InvalidSecret(id);
         if (!_isForced(secret, seed, t.forcedErrorBps)) revert NotForcedError(id);
         if (honestRoot == t.proofRoot || honestRoot == bytes32(0) || honestManifestHash == bytes32(0)) {
             revert HonestRootUnchanged(id);
