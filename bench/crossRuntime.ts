@@ -28,6 +28,10 @@ import {checkpointTensorList, parameterDistances, type CheckpointDistances} from
 import {distanceMetrics, withinThresholds, type Thresholds} from '../src/pol/distances/thresholds.js'
 import {defaultFloorRelative, defaultSafetyFactor, deriveThresholds, type Magnitudes, type ReferenceMagnitudes} from '../src/pol/profile/deriveThresholds.js'
 import {profileJob, type ProfileSample} from '../src/pol/profile/profileJob.js'
+import {raiseToSpread} from '../src/pol/sensitivity/raiseToSpread.js'
+import {defaultSensitivity, segmentSpread} from '../src/pol/sensitivity/segmentSpread.js'
+import {checkpointHash} from '../src/ml/checkpoint/checkpointHash.js'
+import {encodeCheckpoint} from '../src/ml/checkpoint/encodeCheckpoint.js'
 import {cheatSegment, subtleCheats, trainSegment, type SubtleCheat} from './subtleCheats.js'
 import {table} from './verificationMatrix.js'
 
@@ -90,7 +94,10 @@ function thresholdRatio(d: CheckpointDistances, thresholds: Thresholds): number 
 type PairStats = {
   pair: string
   samples: number
+  /** Rejected by the shipped rule: beyond the thresholds and beyond the segment's perturbed-replay spread. */
   falseRejections: number
+  /** Beyond the profiled thresholds alone (what the rule before the spread rejected). */
+  beyondThresholds: number
   maxWhole: Record<string, number>
   maxScaleFree: number
   maxHonestRatio: number
@@ -98,12 +105,12 @@ type PairStats = {
   /** One training step from the same state on both runtimes: the largest whole-vector l∞ and relative l2 (what a step-level dispute would have to tolerate). */
   oneStep: {linf: number; relativeL2: number}
 }
-type CheatStats = {cheat: SubtleCheat; segments: number; detected: number; minRatio: number}
+type CheatStats = {cheat: SubtleCheat; segments: number; detected: number; detectedByThresholds: number; minRatio: number}
 
 /** One honest segment of a held-out seed replayed on a verifier runtime: what judging it needs, without the thresholds. */
-export type HonestRecord = {verifier: BackendName; segment: number; distances: CheckpointDistances; perLayer: Record<string, number>; oneStep: {linf: number; relativeL2: number}}
+export type HonestRecord = {verifier: BackendName; segment: number; distances: CheckpointDistances; spread?: CheckpointDistances | undefined; perLayer: Record<string, number>; oneStep: {linf: number; relativeL2: number}}
 /** One subtle cheat's committed end against the first verifier's honest replay of its segment. */
-export type CheatRecord = {cheat: SubtleCheat; distances: CheckpointDistances}
+export type CheatRecord = {cheat: SubtleCheat; distances: CheckpointDistances; spread?: CheckpointDistances | undefined}
 /** Everything measured on one held-out seed (bench/crossRuntimePool.ts runs seeds in parallel processes). */
 export type SeedRecords = {seed: number; honest: HonestRecord[]; cheats: CheatRecord[]}
 /** One profile seed's share of the thresholds' inputs. */
@@ -134,20 +141,42 @@ export async function heldOutSeed(plan: Plan, base: JobSpec, k: number, withChea
     const end = kept.get(schedule[s + 1] as number) as Checkpoint
     const proverStep = await replay(spec, plan.prover, start, start.step + 1)
     let judge: Checkpoint | undefined
+    let judgeSpread: CheckpointDistances | undefined
     for (const verifier of plan.verifiers) {
       const verifierStep = await replay(spec, verifier, start, start.step + 1)
       const step = parameterDistances(verifierStep, proverStep).whole
       const replayed = await replay(spec, verifier, start, end.step)
+      const spread = await spreadOf(spec, start, replayed)
       judge ??= replayed
-      records.honest.push({verifier, segment: s, distances: parameterDistances(replayed, end, start), perLayer: perLayerRelative(replayed, end), oneStep: {linf: step.linf, relativeL2: step.l2 / weightNorm(proverStep)}})
+      judgeSpread ??= spread
+      records.honest.push({verifier, segment: s, distances: parameterDistances(replayed, end, start), spread, perLayer: perLayerRelative(replayed, end), oneStep: {linf: step.linf, relativeL2: step.l2 / weightNorm(proverStep)}})
     }
     if (!withCheats || judge === undefined) continue
     for (const cheat of subtleCheats) {
       await selectBackend(plan.prover)
-      records.cheats.push({cheat, distances: parameterDistances(judge, await cheatSegment(cheat, spec, start, end.step, end))})
+      records.cheats.push({cheat, distances: parameterDistances(judge, await cheatSegment(cheat, spec, start, end.step, end), start), spread: judgeSpread})
     }
   }
   return records
+}
+
+/**
+ * The segment's perturbed-replay spread on the current (verifier) backend, as a verifier measures it for a segment
+ * beyond the thresholds (judgeTolerance); measured for every segment here, since the thresholds come later.
+ * BENCH_SPREAD=0 leaves it out (the thresholds alone judge).
+ */
+async function spreadOf(spec: JobSpec, start: Checkpoint, replayed: Checkpoint): Promise<CheckpointDistances | undefined> {
+  if (process.env.BENCH_SPREAD === '0') return undefined
+  const startHash = checkpointHash(encodeCheckpoint(start))
+  return (await segmentSpread({spec, start, startHash, endStep: replayed.step, replayed, sensitivity: defaultSensitivity})).distances
+}
+
+/** The shipped rule: within the thresholds, or within them raised to the segment's spread (when it was measured). */
+function judgeRecord(distances: CheckpointDistances, spread: CheckpointDistances | undefined, thresholds: Thresholds): {byThresholds: boolean; ok: boolean; violations: string[]} {
+  const alone = withinThresholds(distances, thresholds)
+  if (alone.ok || spread === undefined) return {byThresholds: alone.ok, ok: alone.ok, violations: alone.violations}
+  const raised = withinThresholds(distances, raiseToSpread(thresholds, spread))
+  return {byThresholds: false, ok: raised.ok, violations: raised.ok ? alone.violations : raised.violations}
 }
 
 /** The plan's thresholds from its profile seeds' parts: the shipped rule over their samples and largest magnitudes. */
@@ -169,18 +198,20 @@ export type JudgeInput = {plan: Plan; base: JobSpec; runtimes: Record<string, st
 /** Judges every held-out record by the profiled thresholds: the result one plan's tables and JSON show. */
 export function judgePlan({plan, base, runtimes, profile, seeds, seconds}: JudgeInput) {
   const thresholds = thresholdsOf(profile)
-  const pairs = new Map<BackendName, PairStats>(plan.verifiers.map((v) => [v, {pair: `${plan.prover} -> ${v}`, samples: 0, falseRejections: 0, maxWhole: {}, maxScaleFree: 0, maxHonestRatio: 0, perLayer: {}, oneStep: {linf: 0, relativeL2: 0}}]))
-  const cheats = new Map<SubtleCheat, CheatStats>(subtleCheats.map((c) => [c, {cheat: c, segments: 0, detected: 0, minRatio: Number.POSITIVE_INFINITY}]))
+  const pairs = new Map<BackendName, PairStats>(plan.verifiers.map((v) => [v, {pair: `${plan.prover} -> ${v}`, samples: 0, falseRejections: 0, beyondThresholds: 0, maxWhole: {}, maxScaleFree: 0, maxHonestRatio: 0, perLayer: {}, oneStep: {linf: 0, relativeL2: 0}}]))
+  const cheats = new Map<SubtleCheat, CheatStats>(subtleCheats.map((c) => [c, {cheat: c, segments: 0, detected: 0, detectedByThresholds: 0, minRatio: Number.POSITIVE_INFINITY}]))
   const rejections: {seed: number; segment: number; verifier: BackendName; violations: string[]}[] = []
   for (const {seed, honest} of seeds)
     for (const record of honest) {
       const verdict = recordHonest(pairs.get(record.verifier) as PairStats, record, thresholds)
       if (!verdict.ok) rejections.push({seed, segment: record.segment, verifier: record.verifier, violations: verdict.violations.slice(0, 8)})
     }
-  for (const {cheat, distances} of seeds.flatMap((s) => s.cheats)) {
+  for (const {cheat, distances, spread} of seeds.flatMap((s) => s.cheats)) {
     const stats = cheats.get(cheat) as CheatStats
+    const verdict = judgeRecord(distances, spread, thresholds)
     stats.segments++
-    if (!withinThresholds(distances, thresholds).ok) stats.detected++
+    if (!verdict.byThresholds) stats.detectedByThresholds++
+    if (!verdict.ok) stats.detected++
     stats.minRatio = Math.min(stats.minRatio, thresholdRatio(distances, thresholds))
   }
   return {label: plan.label, steps: base.training.steps, interval: base.proof.checkpointInterval, runtimes, heldOutSeeds: seeds.length, profileSamples: profile.reduce((n, p) => n + p.samples.length, 0), thresholds: {l1: thresholds.l1, l2: thresholds.l2, linf: thresholds.linf, cosine: thresholds.cosine, update: thresholds.update}, pairs: [...pairs.values()], rejections, cheats: [...cheats.values()], seconds}
@@ -214,7 +245,7 @@ export async function benchPlan(plan: Plan) {
 
 /** One line of a result's counts so far. */
 export function runningCounts(result: CrossRuntimeResult): string {
-  const pairs = result.pairs.map((p) => `${p.pair}: ${p.falseRejections}/${p.samples} rejected, max distance/threshold ${p.maxHonestRatio.toFixed(4)}`).join('; ')
+  const pairs = result.pairs.map((p) => `${p.pair}: ${p.falseRejections}/${p.samples} rejected (${p.beyondThresholds} beyond the thresholds), max distance/threshold ${p.maxHonestRatio.toFixed(4)}`).join('; ')
   const cheats = result.cheats.filter((c) => c.segments > 0).map((c) => `${c.cheat} ${c.detected}/${c.segments}`)
   return cheats.length > 0 ? `${pairs}; cheats caught ${cheats.join(', ')}` : pairs
 }
@@ -246,8 +277,9 @@ function perLayerRelative(replayed: Checkpoint, claimed: Checkpoint): Record<str
 /** Folds one honest replay into its pair's figures; returns its verdict (a rejection is a false one). */
 function recordHonest(stats: PairStats, record: HonestRecord, thresholds: Thresholds): {ok: boolean; violations: string[]} {
   const d = record.distances
-  const verdict = withinThresholds(d, thresholds)
+  const verdict = judgeRecord(d, record.spread, thresholds)
   stats.samples++
+  if (!verdict.byThresholds) stats.beyondThresholds++
   if (!verdict.ok) stats.falseRejections++
   for (const metric of distanceMetrics) stats.maxWhole[metric] = Math.max(stats.maxWhole[metric] ?? 0, d.whole[metric])
   stats.maxScaleFree = Math.max(stats.maxScaleFree, d.update ?? 0)
@@ -269,14 +301,14 @@ export function crossRuntimeTables(result: CrossRuntimeResult): string {
   lines.push(`thresholds (whole vector): l1 ${e(result.thresholds.l1)}, l2 ${e(result.thresholds.l2)}, l∞ ${e(result.thresholds.linf)}, cosine ${e(result.thresholds.cosine)}, update ${e(result.thresholds.update)}\n`)
   lines.push(
     table(
-      ['PAIR', 'HONEST REPLAYS', 'FALSE REJECTIONS', 'MAX L2', 'MAX L∞', 'MAX COSINE', 'MAX ‖Δ‖/‖UPDATE‖', 'MAX DIST/THRESHOLD', 'ONE STEP: L∞', 'ONE STEP: REL L2'],
-      result.pairs.map((p) => [p.pair, String(p.samples), String(p.falseRejections), e(p.maxWhole.l2), e(p.maxWhole.linf), e(p.maxWhole.cosine), e(p.maxScaleFree), p.maxHonestRatio.toFixed(3), e(p.oneStep.linf), e(p.oneStep.relativeL2)]),
+      ['PAIR', 'HONEST REPLAYS', 'FALSE REJECTIONS', 'BEYOND THRESHOLDS', 'MAX L2', 'MAX L∞', 'MAX COSINE', 'MAX ‖Δ‖/‖UPDATE‖', 'MAX DIST/THRESHOLD', 'ONE STEP: L∞', 'ONE STEP: REL L2'],
+      result.pairs.map((p) => [p.pair, String(p.samples), String(p.falseRejections), String(p.beyondThresholds), e(p.maxWhole.l2), e(p.maxWhole.linf), e(p.maxWhole.cosine), e(p.maxScaleFree), p.maxHonestRatio.toFixed(3), e(p.oneStep.linf), e(p.oneStep.relativeL2)]),
     ),
   )
   const layers = [...new Set(result.pairs.flatMap((p) => Object.keys(p.perLayer)))].sort()
   lines.push(`\n${table(['LAYER TYPE (rel. l2 per tensor)', ...result.pairs.map((p) => p.pair)], layers.map((layer) => [layer, ...result.pairs.map((p) => e(p.perLayer[layer]))]))}`)
   for (const r of result.rejections) lines.push(`- false rejection: held-out seed ${r.seed}, segment ${r.segment}, ${r.verifier}: ${r.violations.join('; ')}`)
-  lines.push(`\n${table(['SUBTLE CHEAT (per segment)', 'SEGMENTS', 'DETECTED', 'MIN DIST/THRESHOLD'], result.cheats.map((c) => [c.cheat, String(c.segments), `${c.detected}/${c.segments}`, c.minRatio.toFixed(2)]))}`)
+  lines.push(`\n${table(['SUBTLE CHEAT (per segment)', 'SEGMENTS', 'DETECTED', 'BY THE THRESHOLDS ALONE', 'MIN DIST/THRESHOLD'], result.cheats.map((c) => [c.cheat, String(c.segments), `${c.detected}/${c.segments}`, `${c.detectedByThresholds}/${c.segments}`, c.minRatio.toFixed(2)]))}`)
   return lines.join('\n')
 }
 

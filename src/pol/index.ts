@@ -20,6 +20,7 @@ export {
   type Thresholds,
 } from './distances/index.js'
 export {ReplayError, RuntimeMismatchError} from './errors.js'
+export {defaultSensitivity, raiseToSpread, segmentSpread, type SegmentSpread, type SegmentSpreadParameters, type Sensitivity} from './sensitivity/index.js'
 export {finalCheckpointOf} from './finalCheckpointOf.js'
 export {stackedProof, type StackedProof} from './stackedProof.js'
 export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from '../ml/checkpoint/manifest.js'
@@ -48,10 +49,12 @@ export {
   checkpointTensorNames,
   counterDifferences,
   replaySegment,
-  toleranceViolations,
+  judgeTolerance,
+  sensitivityOf,
   verificationModes,
   type ReplaySegmentParameters,
   type SegmentReplay,
+  type ToleranceJudgement,
   type VerificationMode,
 } from './replaySegment.js'
 export {

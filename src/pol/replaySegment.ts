@@ -13,6 +13,8 @@ import type {BlobStore} from '../store/types.js'
 import {parameterDistances, type CheckpointDistances} from './distances/parameterDistances.js'
 import {checkThresholdsCover, withinThresholds, type Thresholds} from './distances/thresholds.js'
 import {ReplayError, RuntimeMismatchError} from './errors.js'
+import {raiseToSpread} from './sensitivity/raiseToSpread.js'
+import {defaultSensitivity, segmentSpread, type SegmentSpread, type Sensitivity} from './sensitivity/segmentSpread.js'
 import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 
 /**
@@ -44,6 +46,12 @@ export type SegmentReplay = {
   distances: CheckpointDistances
   /** tolerance mode: what exceeded its threshold or differed (empty when `match`). */
   violations?: string[]
+  /**
+   * tolerance mode, a replay beyond the profiled thresholds: what the segment's perturbed replays reached (the
+   * segment's limits are the thresholds raised to it), and the distances that were beyond the thresholds.
+   */
+  spread?: SegmentSpread
+  beyondThresholds?: string[]
   seconds: number
 }
 
@@ -84,14 +92,43 @@ export function counterDifferences(replay: Checkpoint, committed: Checkpoint): s
   return out
 }
 
+/** The sensitivity a job's tolerance-mode judges measure (`verification.sensitivity`, else the default). */
+export function sensitivityOf(spec: JobSpec): Sensitivity {
+  return spec.verification.sensitivity ?? defaultSensitivity
+}
+
+export type ToleranceJudgement = {
+  /** What stands against the committed end: counters that differ, distances beyond the segment's limits. */
+  violations: string[]
+  /** Measured when the distances were beyond the profiled thresholds (and the counters agreed). */
+  spread?: SegmentSpread
+  /** With `spread`: the distances beyond the profiled thresholds, before they were raised to it. */
+  beyondThresholds?: string[]
+}
+
 /**
- * What a tolerance-mode judge finds wrong with a committed checkpoint against its own replay of the segment:
- * counters that differ, and `distances` (replay against committed) over `limits` (thresholds already checked with
- * checkThresholdsCover). None: the committed end stands. A verifier judges a segment this way (replaySegment), and
- * so does a committee member deciding a cross-runtime dispute.
+ * The tolerance-mode rule for a committed segment end against the judge's own replay from the committed start: the
+ * counters must agree, and the distances must be within the thresholds, or, where they are not, within the
+ * thresholds raised to how far this segment's perturbed honest replays spread (docs/verification.md, "Segments
+ * that amplify rounding"). A verifier judges a segment this way (replaySegment), and so does a committee member
+ * deciding a cross-runtime dispute. Runs on the current backend.
  */
-export function toleranceViolations(replayed: Checkpoint, committed: Checkpoint, distances: CheckpointDistances, limits: Thresholds): string[] {
-  return [...counterDifferences(replayed, committed), ...withinThresholds(distances, limits).violations]
+export async function judgeTolerance(parameters: {
+  spec: JobSpec
+  start: Checkpoint
+  startHash: Hex
+  replayed: Checkpoint
+  committed: Checkpoint
+  distances: CheckpointDistances
+  limits: Thresholds
+}): Promise<ToleranceJudgement> {
+  const {spec, start, startHash, replayed, committed, distances, limits} = parameters
+  const counters = counterDifferences(replayed, committed)
+  const beyond = withinThresholds(distances, limits).violations
+  const sensitivity = sensitivityOf(spec)
+  if (counters.length > 0 || beyond.length === 0 || sensitivity.replays === 0) return {violations: [...counters, ...beyond]}
+  const spread = await segmentSpread({spec, start, startHash, endStep: committed.step, replayed, sensitivity})
+  return {violations: withinThresholds(distances, raiseToSpread(limits, spread.distances)).violations, spread, beyondThresholds: beyond}
 }
 
 async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, backend: BackendChoice | undefined): Promise<RuntimeId> {
@@ -156,6 +193,6 @@ export async function replaySegment({spec, store, manifest, segment, backend, mo
   const hashMatch = actual === end.hash
   const base = {segment, startStep: start.step, endStep: end.step, expected: end.hash, actual, hashMatch, runtime, distances}
   if (limits === undefined) return {...base, match: hashMatch, mode, seconds: (performance.now() - started) / 1000}
-  const violations = hashMatch ? [] : toleranceViolations(replayed, committed, distances, limits)
-  return {...base, match: violations.length === 0, mode, violations, seconds: (performance.now() - started) / 1000}
+  const judged = hashMatch ? {violations: []} : await judgeTolerance({spec, start: checkpoint, startHash: start.hash, replayed, committed, distances, limits})
+  return {...base, match: judged.violations.length === 0, mode, ...judged, seconds: (performance.now() - started) / 1000}
 }

@@ -45,6 +45,12 @@ export function bundleVerificationView(report: VerificationReport, randomness: H
 
 export const segmentHeader = ['SEGMENT', 'STEPS', 'HASH', 'L2', 'L∞', 'COSINE', 'RESULT', 'SECONDS']
 
+/** pass, pass within the perturbed replays' spread (a segment beyond the thresholds), or FAIL with the first violation. */
+function segmentResult(replay: SegmentReplay): string {
+  if (replay.match) return replay.spread ? `pass (within the spread of ${replay.spread.replays} perturbed replays)` : 'pass'
+  return `FAIL${replay.violations?.length ? ` (${replay.violations[0]})` : ''}`
+}
+
 /** One checked segment: whether the hashes matched, its whole-vector distances, and the verdict in its mode. */
 export function segmentRow(replay: SegmentReplay): string[] {
   const {whole} = replay.distances
@@ -55,7 +61,7 @@ export function segmentRow(replay: SegmentReplay): string[] {
     whole.l2.toExponential(2),
     whole.linf.toExponential(2),
     whole.cosine.toExponential(2),
-    replay.match ? 'pass' : `FAIL${replay.violations?.length ? ` (${replay.violations[0]})` : ''}`,
+    segmentResult(replay),
     replay.seconds.toFixed(2),
   ]
 }

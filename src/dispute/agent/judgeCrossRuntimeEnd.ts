@@ -4,7 +4,7 @@ import {decodeCheckpoint} from '../../ml/checkpoint/decodeCheckpoint.js'
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
 import {parameterDistances} from '../../pol/distances/parameterDistances.js'
 import {checkThresholdsCover} from '../../pol/distances/thresholds.js'
-import {checkpointTensorNames, toleranceViolations} from '../../pol/replaySegment.js'
+import {checkpointTensorNames, judgeTolerance} from '../../pol/replaySegment.js'
 import type {Dispute, VoteChoice} from '../../protocol/disputeTypes.js'
 import {pinnedThresholds} from '../../protocol/pinnedThresholds.js'
 import type {DisputeAgentRun, DisputeContext} from './types.js'
@@ -13,7 +13,7 @@ import type {DisputeAgentRun, DisputeContext} from './types.js'
  * The committee's rule for a proof trained on another runtime than the game re-executes on (wasm): such a proof's
  * checkpoints are not wasm's states, so two honest parties agree on every wasm state of the disputed segment and
  * the bisection isolates its last step, where the prover's S_{i+1} is the committed end. That end is judged as a
- * tolerance-mode verifier judges the segment (toleranceViolations): the member's wasm replay of the segment from
+ * tolerance-mode verifier judges the segment (judgeTolerance, the perturbed replays included): the member's wasm replay of the segment from
  * the committed start (`replayedEnd`, the state its trace of the last step ends in) against the committed end, by the thresholds the job pinned for the pair of runtimes.
  * Within them the prover is right. Outside them the challenger is, whatever its own S_{i+1}: it disputed an end that
  * the job's own rule rejects (a whistleblower that replayed on the proof's runtime claims that runtime's end, not wasm's).
@@ -34,6 +34,8 @@ export async function judgeCrossRuntimeEnd(agent: DisputeAgentRun, dispute: Disp
   const limits = checkThresholdsCover(pinned.thresholds, checkpointTensorNames(spec))
   const [startState, committedBytes] = await Promise.all([agent.store.get(start.hash), agent.store.get(end.hash)])
   const committed = decodeCheckpoint(committedBytes)
-  const violations = toleranceViolations(replayedEnd, committed, parameterDistances(replayedEnd, committed, decodeCheckpoint(startState)), limits)
+  const startCheckpoint = decodeCheckpoint(startState)
+  const distances = parameterDistances(replayedEnd, committed, startCheckpoint)
+  const {violations} = await judgeTolerance({spec, start: startCheckpoint, startHash: start.hash, replayed: replayedEnd, committed, distances, limits})
   return violations.length === 0 ? 'prover' : 'challenger'
 }

@@ -149,6 +149,15 @@ function firstRepeated(values: readonly string[]): string | undefined {
   return values.find((value, index) => values.indexOf(value) !== index)
 }
 
+const sensitivitySchema = z
+  .strictObject({
+    replays: z.number().int().min(0).max(32).describe('perturbed replays of a segment beyond the thresholds (0: none, the thresholds alone decide)'),
+    noise: z.number().gt(0).max(0.1).describe("how far each perturbed step's update moves, as a fraction of itself (e.g. 0.001)"),
+  })
+  .describe(
+    "tolerance mode: a segment beyond the thresholds is replayed with each step's update perturbed, and passes if the committed end is within how far those replays spread (docs/verification.md, \"Segments that amplify rounding\"); default 8 replays at 0.001",
+  )
+
 const verificationSchema = z.strictObject({
   segments: positiveInt.default(2).describe('how many segments a verifier replays (the final one always included); with targetDetection and no segments, sized from the plan'),
   targetDetection: z
@@ -167,6 +176,7 @@ const verificationSchema = z.strictObject({
     .describe(
       'hashes of the published profiles (gensyn profile --post) whose thresholds bind tolerance-mode verifiers of this job; without them no posted threshold applies (docs/verification.md, "Thresholds are pinned by the job"); gensyn submit --thresholds-from adds them',
     ),
+  sensitivity: sensitivitySchema.optional(),
 })
 
 const paymentSchema = z
