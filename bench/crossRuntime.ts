@@ -17,7 +17,7 @@ import {mkdir, writeFile} from 'node:fs/promises'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
 
-import {runtimeIdString, selectBackend, type BackendName} from '../src/ml/backend/index.js'
+import {runtimeIdString, selectBackend, type BackendName, type RuntimeId} from '../src/ml/backend/index.js'
 import type {Checkpoint} from '../src/ml/checkpoint/types.js'
 import {initialCheckpoint} from '../src/ml/checkpoint/initialCheckpoint.js'
 import {loadLocalJob} from '../src/ml/data/loadLocalJob.js'
@@ -29,9 +29,7 @@ import {distanceMetrics, withinThresholds, type Thresholds} from '../src/pol/dis
 import {defaultFloorRelative, defaultSafetyFactor, deriveThresholds, type Magnitudes, type ReferenceMagnitudes} from '../src/pol/profile/deriveThresholds.js'
 import {profileJob, type ProfileSample} from '../src/pol/profile/profileJob.js'
 import {raiseToSpread} from '../src/pol/sensitivity/raiseToSpread.js'
-import {defaultSensitivity, segmentSpread} from '../src/pol/sensitivity/segmentSpread.js'
-import {checkpointHash} from '../src/ml/checkpoint/checkpointHash.js'
-import {encodeCheckpoint} from '../src/ml/checkpoint/encodeCheckpoint.js'
+import {defaultSpreadRule, segmentSpread} from '../src/pol/sensitivity/segmentSpread.js'
 import {cheatSegment, subtleCheats, trainSegment, type SubtleCheat} from './subtleCheats.js'
 import {table} from './verificationMatrix.js'
 
@@ -146,7 +144,7 @@ export async function heldOutSeed(plan: Plan, base: JobSpec, k: number, withChea
       const verifierStep = await replay(spec, verifier, start, start.step + 1)
       const step = parameterDistances(verifierStep, proverStep).whole
       const replayed = await replay(spec, verifier, start, end.step)
-      const spread = await spreadOf(spec, start, replayed)
+      const spread = await spreadOf(spec, start, replayed, await selectBackend(verifier))
       judge ??= replayed
       judgeSpread ??= spread
       records.honest.push({verifier, segment: s, distances: parameterDistances(replayed, end, start), spread, perLayer: perLayerRelative(replayed, end), oneStep: {linf: step.linf, relativeL2: step.l2 / weightNorm(proverStep)}})
@@ -161,21 +159,20 @@ export async function heldOutSeed(plan: Plan, base: JobSpec, k: number, withChea
 }
 
 /**
- * The segment's perturbed-replay spread on the current (verifier) backend, as a verifier measures it for a segment
- * beyond the thresholds (judgeTolerance); measured for every segment here, since the thresholds come later.
- * BENCH_SPREAD=0 leaves it out (the thresholds alone judge).
+ * The segment's spread on the verifier's other CPU backends, as a verifier measures it for a segment beyond the
+ * thresholds (judgeTolerance); measured for every segment here, since the thresholds come later. BENCH_SPREAD=0
+ * leaves it out (the thresholds alone judge).
  */
-async function spreadOf(spec: JobSpec, start: Checkpoint, replayed: Checkpoint): Promise<CheckpointDistances | undefined> {
+async function spreadOf(spec: JobSpec, start: Checkpoint, replayed: Checkpoint, runtime: RuntimeId): Promise<CheckpointDistances | undefined> {
   if (process.env.BENCH_SPREAD === '0') return undefined
-  const startHash = checkpointHash(encodeCheckpoint(start))
-  return (await segmentSpread({spec, start, startHash, endStep: replayed.step, replayed, sensitivity: defaultSensitivity})).distances
+  return (await segmentSpread({spec, start, endStep: replayed.step, replayed, runtime, rule: defaultSpreadRule})).distances
 }
 
-/** The shipped rule: within the thresholds, or within them raised to the segment's spread (when it was measured). */
+/** The shipped rule: within the thresholds, or within them raised to twice the segment's spread (when it was measured). */
 function judgeRecord(distances: CheckpointDistances, spread: CheckpointDistances | undefined, thresholds: Thresholds): {byThresholds: boolean; ok: boolean; violations: string[]} {
   const alone = withinThresholds(distances, thresholds)
   if (alone.ok || spread === undefined) return {byThresholds: alone.ok, ok: alone.ok, violations: alone.violations}
-  const raised = withinThresholds(distances, raiseToSpread(thresholds, spread))
+  const raised = withinThresholds(distances, raiseToSpread(thresholds, spread, defaultSpreadRule.margin))
   return {byThresholds: false, ok: raised.ok, violations: raised.ok ? alone.violations : raised.violations}
 }
 

@@ -10,7 +10,7 @@
 // (a smoke run), BENCH_OUT_DIR (JSON results, one file per section), BENCH_PYTHON (an interpreter whose torch
 // sees CUDA; default python3), BENCH_MODELS (names the models of the first two sections start with), BENCH_JOBS
 // (cross-runtime labels: MLP, CNN, transformer), BENCH_WORKERS (cross-runtime seeds over that many processes) and
-// BENCH_CROSS_RUNTIME_SECONDS (their time limit), BENCH_CHEAT_SEEDS (held-out seeds that also commit the subtle cheats). Tables on stdout, progress on stderr.
+// BENCH_CROSS_RUNTIME_SECONDS (their time limit), BENCH_CHEAT_SEEDS (held-out seeds that also commit the subtle cheats), BENCH_HELD_OUT_SEEDS (how many held-out seeds). Tables on stdout, progress on stderr.
 import {mkdir, mkdtemp, rm, writeFile} from 'node:fs/promises'
 import os, {tmpdir} from 'node:os'
 import path from 'node:path'
@@ -136,6 +136,11 @@ async function main(): Promise<void> {
 // BENCH_WORKERS > 1 runs the cross-runtime seeds in that many processes of this script (bench/crossRuntimePool.ts)
 const workers = Number(process.env.BENCH_WORKERS ?? 1)
 // the plans as this run sizes them, the same in the parent and in every worker
-const allPlans = process.env.BENCH_CHEAT_SEEDS === undefined ? gpuPlans : gpuPlans.map((p) => ({...p, cheatSeeds: Number(process.env.BENCH_CHEAT_SEEDS)}))
+const sized = (plan: Plan): Plan => ({
+  ...plan,
+  ...(process.env.BENCH_CHEAT_SEEDS === undefined ? {} : {cheatSeeds: Number(process.env.BENCH_CHEAT_SEEDS)}),
+  ...(process.env.BENCH_HELD_OUT_SEEDS === undefined ? {} : {heldOutSeeds: Number(process.env.BENCH_HELD_OUT_SEEDS)}),
+})
+const allPlans = gpuPlans.map(sized)
 if (process.env[crossRuntimeWorker] === '1') await serveCrossRuntimeJobs(allPlans)
 else await main()

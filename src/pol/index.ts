@@ -20,7 +20,7 @@ export {
   type Thresholds,
 } from './distances/index.js'
 export {ReplayError, RuntimeMismatchError} from './errors.js'
-export {defaultSensitivity, raiseToSpread, segmentSpread, type SegmentSpread, type SegmentSpreadParameters, type Sensitivity} from './sensitivity/index.js'
+export {defaultSpreadRule, raiseToSpread, segmentSpread, spreadBackends, type SegmentSpread, type SegmentSpreadParameters, type SpreadBackend, type SpreadRule} from './sensitivity/index.js'
 export {finalCheckpointOf} from './finalCheckpointOf.js'
 export {stackedProof, type StackedProof} from './stackedProof.js'
 export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from '../ml/checkpoint/manifest.js'
@@ -50,7 +50,7 @@ export {
   counterDifferences,
   replaySegment,
   judgeTolerance,
-  sensitivityOf,
+  spreadRuleOf,
   verificationModes,
   type ReplaySegmentParameters,
   type SegmentReplay,

@@ -14,7 +14,7 @@ import {parameterDistances, type CheckpointDistances} from './distances/paramete
 import {checkThresholdsCover, withinThresholds, type Thresholds} from './distances/thresholds.js'
 import {ReplayError, RuntimeMismatchError} from './errors.js'
 import {raiseToSpread} from './sensitivity/raiseToSpread.js'
-import {defaultSensitivity, segmentSpread, type SegmentSpread, type Sensitivity} from './sensitivity/segmentSpread.js'
+import {defaultSpreadRule, segmentSpread, type SegmentSpread, type SpreadRule} from './sensitivity/segmentSpread.js'
 import type {ProofManifest} from '../ml/checkpoint/manifest.js'
 
 /**
@@ -47,8 +47,9 @@ export type SegmentReplay = {
   /** tolerance mode: what exceeded its threshold or differed (empty when `match`). */
   violations?: string[]
   /**
-   * tolerance mode, a replay beyond the profiled thresholds: what the segment's perturbed replays reached (the
-   * segment's limits are the thresholds raised to it), and the distances that were beyond the thresholds.
+   * tolerance mode, a replay beyond the profiled thresholds: what the segment's replays on the judge's other runtimes
+   * reached (the segment's limits are the thresholds raised to its margin times that), and the distances that were
+   * beyond the thresholds.
    */
   spread?: SegmentSpread
   beyondThresholds?: string[]
@@ -92,9 +93,9 @@ export function counterDifferences(replay: Checkpoint, committed: Checkpoint): s
   return out
 }
 
-/** The sensitivity a job's tolerance-mode judges measure (`verification.sensitivity`, else the default). */
-export function sensitivityOf(spec: JobSpec): Sensitivity {
-  return spec.verification.sensitivity ?? defaultSensitivity
+/** The spread rule of a job's tolerance-mode judges (`verification.spread`, else the default). */
+export function spreadRuleOf(spec: JobSpec): SpreadRule {
+  return spec.verification.spread ?? defaultSpreadRule
 }
 
 export type ToleranceJudgement = {
@@ -109,26 +110,27 @@ export type ToleranceJudgement = {
 /**
  * The tolerance-mode rule for a committed segment end against the judge's own replay from the committed start: the
  * counters must agree, and the distances must be within the thresholds, or, where they are not, within the
- * thresholds raised to how far this segment's perturbed honest replays spread (docs/verification.md, "Segments
- * that amplify rounding"). A verifier judges a segment this way (replaySegment), and so does a committee member
- * deciding a cross-runtime dispute. Runs on the current backend.
+ * thresholds raised to the spread rule's margin times how far the segment's replays on the judge's other runtimes
+ * land from its own (docs/verification.md, "Segments that amplify rounding"). A verifier judges a segment this way
+ * (replaySegment), and so does a committee member deciding a cross-runtime dispute. `runtime` is the judge's (the
+ * current backend), selected again when the spread's replays are done.
  */
 export async function judgeTolerance(parameters: {
   spec: JobSpec
   start: Checkpoint
-  startHash: Hex
   replayed: Checkpoint
+  runtime: RuntimeId
   committed: Checkpoint
   distances: CheckpointDistances
   limits: Thresholds
 }): Promise<ToleranceJudgement> {
-  const {spec, start, startHash, replayed, committed, distances, limits} = parameters
+  const {spec, start, replayed, runtime, committed, distances, limits} = parameters
   const counters = counterDifferences(replayed, committed)
   const beyond = withinThresholds(distances, limits).violations
-  const sensitivity = sensitivityOf(spec)
-  if (counters.length > 0 || beyond.length === 0 || sensitivity.replays === 0) return {violations: [...counters, ...beyond]}
-  const spread = await segmentSpread({spec, start, startHash, endStep: committed.step, replayed, sensitivity})
-  return {violations: withinThresholds(distances, raiseToSpread(limits, spread.distances)).violations, spread, beyondThresholds: beyond}
+  const rule = spreadRuleOf(spec)
+  if (counters.length > 0 || beyond.length === 0 || !rule.backends.some((b) => b !== runtime.backend)) return {violations: [...counters, ...beyond]}
+  const spread = await segmentSpread({spec, start, endStep: committed.step, replayed, runtime, rule})
+  return {violations: withinThresholds(distances, raiseToSpread(limits, spread.distances, rule.margin)).violations, spread, beyondThresholds: beyond}
 }
 
 async function replayRuntime(manifest: ProofManifest, mode: VerificationMode, backend: BackendChoice | undefined): Promise<RuntimeId> {
@@ -193,6 +195,6 @@ export async function replaySegment({spec, store, manifest, segment, backend, mo
   const hashMatch = actual === end.hash
   const base = {segment, startStep: start.step, endStep: end.step, expected: end.hash, actual, hashMatch, runtime, distances}
   if (limits === undefined) return {...base, match: hashMatch, mode, seconds: (performance.now() - started) / 1000}
-  const judged = hashMatch ? {violations: []} : await judgeTolerance({spec, start: checkpoint, startHash: start.hash, replayed, committed, distances, limits})
+  const judged = hashMatch ? {violations: []} : await judgeTolerance({spec, start: checkpoint, replayed, runtime, committed, distances, limits})
   return {...base, match: judged.violations.length === 0, mode, ...judged, seconds: (performance.now() - started) / 1000}
 }

@@ -399,7 +399,7 @@ async function checkReplay(verification: Verification, manifest: ProofManifest, 
     return fail(
       verification,
       'replay',
-      `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): the replay on ${runtimeIdString(replay.runtime)} is beyond the thresholds${replay.spread ? ` and its ${replay.spread.replays} perturbed replays' spread` : ''}: ${violations.slice(0, 3).join('; ')}${more}`,
+      `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): the replay on ${runtimeIdString(replay.runtime)} is beyond the thresholds${replay.spread ? ` and ${replay.spread.margin} x its spread to ${replay.spread.runtimes.map((r) => r.split(' ')[0]).join(', ')}` : ''}: ${violations.slice(0, 3).join('; ')}${more}`,
     )
   }
   return undefined

@@ -45,9 +45,9 @@ export function bundleVerificationView(report: VerificationReport, randomness: H
 
 export const segmentHeader = ['SEGMENT', 'STEPS', 'HASH', 'L2', 'L∞', 'COSINE', 'RESULT', 'SECONDS']
 
-/** pass, pass within the perturbed replays' spread (a segment beyond the thresholds), or FAIL with the first violation. */
+/** pass, pass within the spread to other runtimes (a segment beyond the thresholds), or FAIL with the first violation. */
 function segmentResult(replay: SegmentReplay): string {
-  if (replay.match) return replay.spread ? `pass (within the spread of ${replay.spread.replays} perturbed replays)` : 'pass'
+  if (replay.match) return replay.spread ? `pass (within ${replay.spread.margin} x its spread to ${replay.spread.runtimes.map((r) => r.split(' ')[0]).join(', ')})` : 'pass'
   return `FAIL${replay.violations?.length ? ` (${replay.violations[0]})` : ''}`
 }
 

@@ -13,7 +13,7 @@ import type {DisputeAgentRun, DisputeContext} from './types.js'
  * The committee's rule for a proof trained on another runtime than the game re-executes on (wasm): such a proof's
  * checkpoints are not wasm's states, so two honest parties agree on every wasm state of the disputed segment and
  * the bisection isolates its last step, where the prover's S_{i+1} is the committed end. That end is judged as a
- * tolerance-mode verifier judges the segment (judgeTolerance, the perturbed replays included): the member's wasm replay of the segment from
+ * tolerance-mode verifier judges the segment (judgeTolerance, the replays on other runtimes included): the member's wasm replay of the segment from
  * the committed start (`replayedEnd`, the state its trace of the last step ends in) against the committed end, by the thresholds the job pinned for the pair of runtimes.
  * Within them the prover is right. Outside them the challenger is, whatever its own S_{i+1}: it disputed an end that
  * the job's own rule rejects (a whistleblower that replayed on the proof's runtime claims that runtime's end, not wasm's).
@@ -36,6 +36,6 @@ export async function judgeCrossRuntimeEnd(agent: DisputeAgentRun, dispute: Disp
   const committed = decodeCheckpoint(committedBytes)
   const startCheckpoint = decodeCheckpoint(startState)
   const distances = parameterDistances(replayedEnd, committed, startCheckpoint)
-  const {violations} = await judgeTolerance({spec, start: startCheckpoint, startHash: start.hash, replayed: replayedEnd, committed, distances, limits})
+  const {violations} = await judgeTolerance({spec, start: startCheckpoint, replayed: replayedEnd, runtime: wasm, committed, distances, limits})
   return violations.length === 0 ? 'prover' : 'challenger'
 }

@@ -149,13 +149,16 @@ function firstRepeated(values: readonly string[]): string | undefined {
   return values.find((value, index) => values.indexOf(value) !== index)
 }
 
-const sensitivitySchema = z
+const spreadSchema = z
   .strictObject({
-    replays: z.number().int().min(0).max(32).describe('perturbed replays of a segment beyond the thresholds (0: none, the thresholds alone decide)'),
-    noise: z.number().gt(0).max(0.1).describe("how far each perturbed step's update moves, as a fraction of itself (e.g. 0.001)"),
+    backends: z
+      .array(z.enum(['wasm', 'cpu']))
+      .max(2)
+      .describe("the backends a judge replays a segment beyond the thresholds on, besides its own ([] or only the judge's own: the thresholds alone decide)"),
+    margin: z.number().min(1).max(100).describe('the segment passes within the thresholds raised to margin times how far those replays land from the judge\'s own'),
   })
   .describe(
-    "tolerance mode: a segment beyond the thresholds is replayed with each step's update perturbed, and passes if the committed end is within how far those replays spread (docs/verification.md, \"Segments that amplify rounding\"); default 8 replays at 0.001",
+    'tolerance mode: a segment beyond the thresholds is replayed on the judge\'s other CPU backends, and passes if the committed end is within the thresholds raised to margin times how far those honest replays land from the judge\'s own (docs/verification.md, "Segments that amplify rounding"); default both backends, margin 2',
   )
 
 const verificationSchema = z.strictObject({
@@ -176,7 +179,7 @@ const verificationSchema = z.strictObject({
     .describe(
       'hashes of the published profiles (gensyn profile --post) whose thresholds bind tolerance-mode verifiers of this job; without them no posted threshold applies (docs/verification.md, "Thresholds are pinned by the job"); gensyn submit --thresholds-from adds them',
     ),
-  sensitivity: sensitivitySchema.optional(),
+  spread: spreadSchema.optional(),
 })
 
 const paymentSchema = z

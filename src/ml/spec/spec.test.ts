@@ -323,6 +323,24 @@ describe('job spec', () => {
     })
   })
 
+  describe('verification.spread', () => {
+    const withSpread = (extra: string) => spec({extra: `verification: {segments: 2${extra}}`})
+
+    it('is absent by default, so a spec without it hashes as before, and is part of the hash when set', () => {
+      assert.equal(parseJobSpec(withSpread('')).verification.spread, undefined)
+      assert.equal(specHash(parseJobSpec(withSpread(''))), specHash(parseJobSpec(spec({extra: 'verification: {segments: 2}'}))))
+      const off = parseJobSpec(withSpread(', spread: {backends: [], margin: 2}'))
+      assert.deepEqual(off.verification.spread, {backends: [], margin: 2})
+      assert.notEqual(specHash(off), specHash(parseJobSpec(withSpread(''))))
+    })
+
+    it('refuses another backend, a margin under 1 and a missing field in one line naming the field', () => {
+      assert.equal(shortMessageOf(withSpread(', spread: {backends: [webgpu], margin: 2}')), 'job.yaml: verification.spread.backends[0]: expected one of wasm, cpu, got "webgpu"')
+      assert.match(shortMessageOf(withSpread(', spread: {backends: [cpu], margin: 0.5}')), /^job\.yaml: verification\.spread\.margin: .*1/)
+      assert.match(shortMessageOf(withSpread(', spread: {backends: [cpu]}')), /^job\.yaml: verification\.spread\.margin: /)
+    })
+  })
+
   describe('verification.profiles', () => {
     const pinned = '0x' + 'ab'.repeat(32)
     const other = '0x' + 'cd'.repeat(32)

@@ -19,16 +19,7 @@ export type TrainingSessionOptions = {
    * for every count.
    */
   threads?: number | undefined
-  /**
-   * Perturbs every step's update to measure how sensitive a segment is to rounding (src/pol/sensitivity): after the
-   * optimizer's update, each weight w moves by u * |w - w_before|, u uniform in [-relative, relative], drawn from
-   * `seed` and the step. Off by default; a training or replay that commits or judges a checkpoint never sets it.
-   */
-  updateNoise?: UpdateNoise | undefined
 }
-
-/** See TrainingSessionOptions.updateNoise. */
-export type UpdateNoise = {relative: number; seed: number}
 
 export type RunOptions = {
   /** Called after each step with the new step count and that step's batch loss (forces a device read). */
@@ -51,26 +42,6 @@ export type RunOptions = {
  * (RunOptions.yieldEveryMs): a parent watch, a Ctrl-C and the checkpoint writer's replies wait no longer.
  */
 export const responsiveYieldMs = 200
-
-/**
- * `after` with each element moved by u * |after - before|, u uniform in [-relative, relative] (call inside tf.tidy).
- * The draws are tfjs's seeded uniform generator, seeded per step and tensor, so a session repeats them on any backend.
- */
-export function perturbUpdates(before: readonly tf.Tensor[], after: readonly tf.Tensor[], noise: UpdateNoise, step: number): tf.Tensor[] {
-  return after.map((w, i) => {
-    const u = tf.randomUniform(w.shape, -noise.relative, noise.relative, 'float32', noiseSeed(noise.seed, step, i))
-    return tf.add(w, tf.mul(tf.abs(tf.sub(w, before[i] as tf.Tensor)), u))
-  })
-}
-
-/** One 32-bit seed per (noise seed, step, tensor): an FNV-1a mix, so neighbouring steps and tensors draw unrelated values. */
-function noiseSeed(seed: number, step: number, tensor: number): number {
-  let h = 0x811c9dc5
-  for (const word of [seed, step, tensor]) {
-    for (let shift = 0; shift < 32; shift += 8) h = Math.imul(h ^ ((word >>> shift) & 0xff), 0x01000193)
-  }
-  return h >>> 0
-}
 
 /** One turn of the event loop: timers and I/O callbacks that came due run before the promise resolves. */
 const turnEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -275,8 +246,7 @@ export class TrainingSession {
       const {loss, grads: raw} = gradients()
       const grads = spec.training.clipNorm === undefined ? raw : clipByGlobalNorm(raw, spec.training.clipNorm)
       const next = optimizerUpdate(spec, step, state, grads)
-      const params = this.options.updateNoise ? perturbUpdates(state.params, next.params, this.options.updateNoise, step) : next.params
-      return {loss, params, m: next.m, v: next.v, beta1Power: next.beta1Power, beta2Power: next.beta2Power}
+      return {loss, params: next.params, m: next.m, v: next.v, beta1Power: next.beta1Power, beta2Power: next.beta2Power}
     })
     for (const t of old) t.dispose()
     if (spec.training.optimizer.type !== 'sgd') {

@@ -1,2 +1,2 @@
 export {raiseToSpread} from './raiseToSpread.js'
-export {defaultSensitivity, segmentSpread, type SegmentSpread, type SegmentSpreadParameters, type Sensitivity} from './segmentSpread.js'
+export {defaultSpreadRule, segmentSpread, spreadBackends, type SegmentSpread, type SegmentSpreadParameters, type SpreadBackend, type SpreadRule} from './segmentSpread.js'

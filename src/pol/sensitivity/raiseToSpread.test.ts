@@ -13,17 +13,17 @@ const spread: CheckpointDistances = {
 }
 
 describe('raiseToSpread', () => {
-  it('raises each set limit to the spread where the spread is larger, and never lowers one', () => {
-    const raised = raiseToSpread({l2: 1e-3, linf: 1e-3, update: 0.1, eachTensor: {linf: 1e-5}}, spread)
-    assert.equal(raised.l2, 0.02)
-    assert.equal(raised.linf, 1e-3, 'the spread (1e-5) is under the limit: kept')
-    assert.equal(raised.update, 0.4)
-    assert.deepEqual(raised.perTensor, {'0/dense/kernel': {linf: 1e-5}, 'm/0/dense/kernel': {linf: 2e-5}})
+  it('raises each set limit to margin x the spread where that is larger, and never lowers one', () => {
+    const raised = raiseToSpread({l2: 1e-3, linf: 1e-3, update: 0.1, eachTensor: {linf: 1e-5}}, spread, 2)
+    assert.equal(raised.l2, 0.04)
+    assert.equal(raised.linf, 1e-3, 'twice the spread (2e-5) is under the limit: kept')
+    assert.equal(raised.update, 0.8)
+    assert.deepEqual(raised.perTensor, {'0/dense/kernel': {linf: 2e-5}, 'm/0/dense/kernel': {linf: 4e-5}})
     assert.deepEqual(raised.eachTensor, {linf: 1e-5})
   })
 
   it('leaves a metric the thresholds do not check unchecked, and a tensor without limits without them', () => {
-    const raised = raiseToSpread({cosine: 1e-8, perTensor: {'m/0/dense/kernel': {l1: 1e-4}}}, spread)
+    const raised = raiseToSpread({cosine: 1e-8, perTensor: {'m/0/dense/kernel': {l1: 1e-4}}}, spread, 1)
     assert.deepEqual(Object.keys(raised).sort(), ['cosine', 'perTensor'])
     assert.equal(raised.cosine, 3e-6)
     assert.deepEqual(raised.perTensor, {'m/0/dense/kernel': {l1: 1e-3}})
@@ -31,7 +31,7 @@ describe('raiseToSpread', () => {
 
   it('passes a distance as far as the spread, and fails one further', () => {
     const thresholds: Thresholds = {l2: 1e-3, eachTensor: {l2: 1e-5}}
-    const raised = raiseToSpread(thresholds, spread)
+    const raised = raiseToSpread(thresholds, spread, 1)
     const at = {...spread, whole: {...spread.whole}}
     assert.equal(withinThresholds(at, thresholds).ok, false)
     assert.deepEqual(withinThresholds(at, raised).violations, [])

@@ -1,57 +1,69 @@
-import type {Hex} from 'viem'
+import {runtimeIdString, type RuntimeId} from '../../ml/backend/runtimeId.js'
+import {selectBackend} from '../../ml/backend/selectBackend.js'
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
 import type {JobSpec} from '../../ml/spec/schema.js'
 import {responsiveYieldMs, TrainingSession} from '../../ml/train/trainingSession.js'
 import {parameterDistances, type CheckpointDistances, type Distances} from '../distances/parameterDistances.js'
 
-/**
- * How a tolerance-mode judge measures a segment's sensitivity to rounding (docs/verification.md, "Segments that
- * amplify rounding"): `replays` perturbed replays, each step's update moved elementwise by up to `noise` of itself.
- */
-export type Sensitivity = {replays: number; noise: number}
+/** The backends a judge can replay on wherever Node runs: the spread's other runtimes come from these. */
+export const spreadBackends = ['wasm', 'cpu'] as const
+export type SpreadBackend = (typeof spreadBackends)[number]
 
 /**
- * 8 replays at 1e-3 of each update: one step's update differs between runtimes by up to 2e-3 of itself in a few
- * elements (cpu against wasm, the CNN; docs/verification.md), so 1e-3 on every element covers what a runtime
- * changes in one step, and 8 replays cross a decision the runtimes split (a ReLU bias at zero) in the traced cases.
+ * How a tolerance-mode judge measures a segment beyond the thresholds (docs/verification.md, "Segments that amplify
+ * rounding"): it replays the segment on each of `backends` other than its own, and the segment's limits become the
+ * thresholds raised to `margin` times the largest distance between those replays and its own.
  */
-export const defaultSensitivity: Sensitivity = {replays: 8, noise: 1e-3}
+export type SpreadRule = {backends: SpreadBackend[]; margin: number}
 
-/** What the perturbed replays of a segment reached: the largest of each distance to the plain replay. */
-export type SegmentSpread = Sensitivity & {distances: CheckpointDistances}
+/**
+ * Both CPU backends, margin 2: the traced CNN segment's webgpu and cpu ends agree with each other to two or three
+ * digits of their distance to wasm's, so the rule needs a factor above 1; 2 leaves every cheat that saves work beyond
+ * it in the measured segments (docs/verification.md).
+ */
+export const defaultSpreadRule: SpreadRule = {backends: ['wasm', 'cpu'], margin: 2}
+
+/** What a segment's replays on the other runtimes reached: the largest of each distance to the judge's own replay. */
+export type SegmentSpread = {runtimes: string[]; margin: number; distances: CheckpointDistances}
 
 export type SegmentSpreadParameters = {
   spec: JobSpec
-  /** The committed start checkpoint and its hash (the noise's seed, so every judge on this runtime draws the same). */
   start: Checkpoint
-  startHash: Hex
   endStep: number
-  /** The judge's own unperturbed replay of the segment on this backend. */
+  /** The judge's own replay of the segment, and the runtime it ran on (restored before returning). */
   replayed: Checkpoint
-  sensitivity: Sensitivity
+  runtime: RuntimeId
+  rule: SpreadRule
 }
 
 /**
- * Replays the segment `sensitivity.replays` times on the current backend with perturbed updates (TrainingSession's
- * updateNoise, seeded by the start's hash and the replay's index) and returns, per distance, the largest distance of
- * a perturbed replay to the plain one: how far honest training spreads from this start when its rounding changes.
+ * Replays the segment from `start` on every backend of `rule` but the judge's own and returns, per distance, the
+ * largest distance of those replays to the judge's: how far two honest runtimes land apart in this segment. Real
+ * runtimes, not injected noise: random perturbations of the updates large enough to cross a decision the runtimes
+ * split also sent ordinary MLP segments far beyond anything a runtime does (docs/verification.md). Leaves the
+ * judge's backend selected.
  */
-export async function segmentSpread({spec, start, startHash, endStep, replayed, sensitivity}: SegmentSpreadParameters): Promise<SegmentSpread> {
-  const base = Number.parseInt(startHash.slice(2, 10), 16)
+export async function segmentSpread({spec, start, endStep, replayed, runtime, rule}: SegmentSpreadParameters): Promise<SegmentSpread> {
+  const runtimes: string[] = []
   let spread: CheckpointDistances | undefined
-  for (let k = 0; k < sensitivity.replays; k++) {
-    const session = new TrainingSession(spec, {updateNoise: {relative: sensitivity.noise, seed: (base + k) >>> 0}})
-    try {
-      session.load(start)
-      await session.run(endStep, {yieldEveryMs: responsiveYieldMs})
-      const distances = parameterDistances(await session.snapshot(), replayed, start)
-      spread = spread === undefined ? distances : largerDistances(spread, distances)
-    } finally {
-      session.dispose()
+  try {
+    for (const backend of rule.backends.filter((b) => b !== runtime.backend)) {
+      runtimes.push(runtimeIdString(await selectBackend(backend)))
+      const session = new TrainingSession(spec)
+      try {
+        session.load(start)
+        await session.run(endStep, {yieldEveryMs: responsiveYieldMs})
+        const distances = parameterDistances(await session.snapshot(), replayed, start)
+        spread = spread === undefined ? distances : largerDistances(spread, distances)
+      } finally {
+        session.dispose()
+      }
     }
+  } finally {
+    await selectBackend(runtime.backend, {wasmVariant: runtime.wasmVariant})
   }
   const none: Distances = {l1: 0, l2: 0, linf: 0, cosine: 0}
-  return {...sensitivity, distances: spread ?? {whole: none, update: 0, perTensor: []}}
+  return {runtimes, margin: rule.margin, distances: spread ?? {whole: none, update: 0, perTensor: []}}
 }
 
 const maxDistances = (a: Distances, b: Distances): Distances => ({
