@@ -21,6 +21,7 @@ import {merkleRoot} from '../ml/checkpoint/merkle.js'
 import {checkpointTensorNames, replaySegment, verificationModes, type SegmentReplay, type VerificationMode} from './replaySegment.js'
 import {defaultTopQ, samplingStrategies, SegmentSelectionError, selectSegments, type SamplingStrategy} from './selectSegments.js'
 import {committedUpdateNorms} from './updateNorms.js'
+import {describeSpread} from './sensitivity/describeSpread.js'
 
 /** How the segments to replay are drawn (docs/verification.md, "Sampling"). */
 export type Sampling = {
@@ -399,7 +400,7 @@ async function checkReplay(verification: Verification, manifest: ProofManifest, 
     return fail(
       verification,
       'replay',
-      `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): the replay on ${runtimeIdString(replay.runtime)} is beyond the thresholds${replay.spread ? ` and ${replay.spread.margin} x its spread to ${replay.spread.runtimes.map((r) => r.split(' ')[0]).join(', ')}` : ''}: ${violations.slice(0, 3).join('; ')}${more}`,
+      `segment ${segment} (steps ${replay.startStep}-${replay.endStep}): the replay on ${runtimeIdString(replay.runtime)} is beyond the thresholds${replay.spread ? ` and ${describeSpread(replay.spread)}` : ''}: ${violations.slice(0, 3).join('; ')}${more}`,
     )
   }
   return undefined

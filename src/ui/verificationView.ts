@@ -1,6 +1,7 @@
 import type {Hex} from 'viem'
 
 import type {SegmentReplay, VerificationReport} from '../pol/index.js'
+import {describeSpread} from '../pol/sensitivity/describeSpread.js'
 
 export type BundleVerificationView = {
   accepted: boolean
@@ -47,7 +48,7 @@ export const segmentHeader = ['SEGMENT', 'STEPS', 'HASH', 'L2', 'L∞', 'COSINE'
 
 /** pass, pass within the spread to other runtimes (a segment beyond the thresholds), or FAIL with the first violation. */
 function segmentResult(replay: SegmentReplay): string {
-  if (replay.match) return replay.spread ? `pass (within ${replay.spread.margin} x its spread to ${replay.spread.runtimes.map((r) => r.split(' ')[0]).join(', ')})` : 'pass'
+  if (replay.match) return replay.spread ? `pass (within ${describeSpread(replay.spread)})` : 'pass'
   return `FAIL${replay.violations?.length ? ` (${replay.violations[0]})` : ''}`
 }
 
