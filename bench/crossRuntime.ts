@@ -30,7 +30,8 @@ import {defaultFloorRelative, defaultSafetyFactor, deriveThresholds, type Magnit
 import {profileJob, type ProfileSample} from '../src/pol/profile/profileJob.js'
 import {raiseToSpread} from '../src/pol/sensitivity/raiseToSpread.js'
 import {defaultSpreadRule, segmentSpread} from '../src/pol/sensitivity/segmentSpread.js'
-import {cheatSegment, subtleCheats, trainSegment, type SubtleCheat} from './subtleCheats.js'
+import {trainSegment} from '../src/ml/train/trainSegment.js'
+import {cheatSegment, subtleCheats, type SubtleCheat} from './subtleCheats.js'
 import {table} from './verificationMatrix.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
@@ -92,7 +93,7 @@ function thresholdRatio(d: CheckpointDistances, thresholds: Thresholds): number 
 type PairStats = {
   pair: string
   samples: number
-  /** Rejected by the shipped rule: beyond the thresholds and beyond the segment's perturbed-replay spread. */
+  /** Rejected by the shipped rule: beyond the thresholds and beyond twice the segment's spread to the other CPU backend. */
   falseRejections: number
   /** Beyond the profiled thresholds alone (what the rule before the spread rejected). */
   beyondThresholds: number

@@ -27,7 +27,7 @@ import {measureTorch, torchAvailable, type TorchOptions} from './peer/measureTor
 import {peerFlops} from './peer/peerFlops.js'
 import {mnistSgdJob, referenceModels} from './peer/peerModels.js'
 import {stepPlan} from './peer/stepPlan.js'
-import {trainSegment} from './subtleCheats.js'
+import {trainSegment} from '../src/ml/train/trainSegment.js'
 import {table} from './verificationMatrix.js'
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')

@@ -3,23 +3,11 @@
 // an honest end has, so only the weights and moments can give it away.
 import type {Checkpoint, CheckpointTensor} from '../src/ml/checkpoint/types.js'
 import type {JobSpec} from '../src/ml/spec/index.js'
-import {TrainingSession} from '../src/ml/train/trainingSession.js'
+import {trainSegment} from '../src/ml/train/trainSegment.js'
 import {relabel} from '../src/adversary/fakeState.js'
 
 export const subtleCheats = ['one-step-skipped', 'wrong-batch', 'lr-x0.9', 'half-precision'] as const
 export type SubtleCheat = (typeof subtleCheats)[number]
-
-/** Trains `spec` from `from` to `toStep` on the active backend. */
-export async function trainSegment(spec: JobSpec, from: Checkpoint, toStep: number): Promise<Checkpoint> {
-  const session = new TrainingSession(spec)
-  try {
-    session.load(from)
-    await session.run(toStep)
-    return await session.snapshot()
-  } finally {
-    session.dispose()
-  }
-}
 
 /** fp32 → nearest fp16 value (round half to even), back in fp32: what a cast to half precision keeps. */
 export function roundToHalf(x: number): number {

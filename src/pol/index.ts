@@ -20,7 +20,7 @@ export {
   type Thresholds,
 } from './distances/index.js'
 export {ReplayError, RuntimeMismatchError} from './errors.js'
-export {defaultSpreadRule, describeSpread, raiseToSpread, segmentSpread, spreadBackends, type SegmentSpread, type SegmentSpreadParameters, type SpreadBackend, type SpreadRule} from './sensitivity/index.js'
+export {defaultSpreadRule, describeSpread, raiseToSpread, segmentSpread, type SegmentSpread, type SegmentSpreadParameters, type SpreadRule} from './sensitivity/index.js'
 export {finalCheckpointOf} from './finalCheckpointOf.js'
 export {stackedProof, type StackedProof} from './stackedProof.js'
 export {proofManifestSchema, runtimeIdSchema, type ProofManifest} from '../ml/checkpoint/manifest.js'

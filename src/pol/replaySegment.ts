@@ -8,7 +8,8 @@ import type {Checkpoint} from '../ml/checkpoint/types.js'
 import {modelWeights} from '../ml/model/initialWeights.js'
 import {type JobSpec, optimizerStateType} from '../ml/spec/schema.js'
 import {CheckpointMismatchError} from '../ml/train/errors.js'
-import {responsiveYieldMs, TrainingSession} from '../ml/train/trainingSession.js'
+import {trainSegment} from '../ml/train/trainSegment.js'
+import {responsiveYieldMs} from '../ml/train/trainingSession.js'
 import type {BlobStore} from '../store/types.js'
 import {parameterDistances, type CheckpointDistances} from './distances/parameterDistances.js'
 import {checkThresholdsCover, withinThresholds, type Thresholds} from './distances/thresholds.js'
@@ -180,15 +181,7 @@ export async function replaySegment({spec, store, manifest, segment, backend, mo
   const checkpoint = decodeCheckpoint(await store.get(start.hash))
   if (checkpoint.step !== start.step)
     throw new CheckpointMismatchError(`checkpoint ${start.hash}: expected step ${start.step}, got ${checkpoint.step}`)
-  const session = new TrainingSession(spec)
-  let replayed: Checkpoint
-  try {
-    session.load(checkpoint)
-    await session.run(end.step, {yieldEveryMs: responsiveYieldMs})
-    replayed = (await session.snapshot())
-  } finally {
-    session.dispose()
-  }
+  const replayed = await trainSegment(spec, checkpoint, end.step, {yieldEveryMs: responsiveYieldMs})
   const actual = checkpointHash(encodeCheckpoint(replayed))
   const committed = decodeCheckpoint(await store.get(end.hash))
   const distances = parameterDistances(replayed, committed, checkpoint)

@@ -149,10 +149,14 @@ function firstRepeated(values: readonly string[]): string | undefined {
   return values.find((value, index) => values.indexOf(value) !== index)
 }
 
+/** The backends a tolerance-mode judge can replay on wherever Node runs: a segment's spread comes from these. */
+export const spreadBackends = ['wasm', 'cpu'] as const
+export type SpreadBackend = (typeof spreadBackends)[number]
+
 const spreadSchema = z
   .strictObject({
     backends: z
-      .array(z.enum(['wasm', 'cpu']))
+      .array(z.enum(spreadBackends))
       .max(2)
       .describe("the backends a judge replays a segment beyond the thresholds on, besides its own ([] or only the judge's own: the thresholds alone decide)"),
     margin: z.number().min(1).max(100).describe('the segment passes within the thresholds raised to margin times how far those replays land from the judge\'s own'),

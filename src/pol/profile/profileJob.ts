@@ -6,6 +6,7 @@ import {initialCheckpoint} from '../../ml/checkpoint/initialCheckpoint.js'
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
 import type {JobSpec} from '../../ml/spec/schema.js'
 import {checkpointSchedule} from '../../ml/train/checkpointSchedule.js'
+import {trainSegment} from '../../ml/train/trainSegment.js'
 import {TrainingSession} from '../../ml/train/trainingSession.js'
 import {parameterDistances, type CheckpointDistances, type Distances} from '../distances/parameterDistances.js'
 import type {Thresholds} from '../distances/thresholds.js'
@@ -153,15 +154,7 @@ export async function profileJob(parameters: ProfileJobParameters): Promise<Prof
         const startStep = schedule[segment] as number
         const endStep = schedule[segment + 1] as number
         const end = kept.get(endStep) as Checkpoint
-        const replay = new TrainingSession(seeded)
-        let replayed: Checkpoint
-        try {
-          replay.load(kept.get(startStep) as Checkpoint)
-          await replay.run(endStep)
-          replayed = (await replay.snapshot())
-        } finally {
-          replay.dispose()
-        }
+        const replayed = await trainSegment(seeded, kept.get(startStep) as Checkpoint, endStep)
         const sample: ProfileSample = {
           seed,
           segment,

@@ -7,21 +7,10 @@ import type {RuntimeId} from '../../ml/backend/runtimeId.js'
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
 import {loadJobSpec} from '../../ml/spec/loadJobSpec.js'
 import type {JobSpec} from '../../ml/spec/schema.js'
-import {TrainingSession} from '../../ml/train/trainingSession.js'
+import {trainSegment} from '../../ml/train/trainSegment.js'
 import {parameterDistances} from '../distances/parameterDistances.js'
 import type {Thresholds} from '../distances/thresholds.js'
 import {judgeTolerance} from '../replaySegment.js'
-
-async function train(spec: JobSpec, start: Checkpoint, endStep: number): Promise<Checkpoint> {
-  const session = new TrainingSession(spec, {threads: 1})
-  try {
-    session.load(start)
-    await session.run(endStep)
-    return await session.snapshot()
-  } finally {
-    session.dispose()
-  }
-}
 
 // The CNN's whole-vector thresholds profiled for webgpu on an H200 against wasm (docs/verification.md), with the
 // whole vector's l∞ limit on every tensor so that adam's moments are checked too.
@@ -43,9 +32,9 @@ describe('judgeTolerance: a segment that amplifies rounding (the CNN trained on 
     spec = {...loaded, training: {...loaded.training, steps: 200, stopAt: undefined, seed: loaded.training.seed + 10}, proof: {checkpointInterval: 50}}
     start = initialCheckpoint(spec)
     await selectBackend('webgpu')
-    committed = await train(spec, start, 50)
+    committed = await trainSegment(spec, start, 50)
     wasm = await selectBackend('wasm')
-    replayed = await train(spec, start, 50)
+    replayed = await trainSegment(spec, start, 50)
   })
 
   it('is beyond the profiled thresholds and within twice its spread to cpu: the thresholds alone would reject the honest solver', async () => {
@@ -68,7 +57,7 @@ describe('judgeTolerance: a segment that amplifies rounding (the CNN trained on 
   it('still rejects a cheat from the same start: the segment trained at 0.9 times the learning rate', async () => {
     const slower = {...spec.training.optimizer, learningRate: spec.training.optimizer.learningRate * 0.9}
     await selectBackend('webgpu')
-    const cheat = await train({...spec, training: {...spec.training, optimizer: slower}}, start, 50)
+    const cheat = await trainSegment({...spec, training: {...spec.training, optimizer: slower}}, start, 50)
     await selectBackend('wasm')
     const distances = parameterDistances(replayed, cheat, start)
     const judged = await judgeTolerance({spec, start, replayed, runtime: wasm, committed: cheat, distances, limits: thresholds})

@@ -2,12 +2,10 @@ import {runtimeIdString, type RuntimeId} from '../../ml/backend/runtimeId.js'
 import {selectBackend} from '../../ml/backend/selectBackend.js'
 import type {Checkpoint} from '../../ml/checkpoint/types.js'
 import type {JobSpec} from '../../ml/spec/schema.js'
-import {responsiveYieldMs, TrainingSession} from '../../ml/train/trainingSession.js'
+import {type SpreadBackend} from '../../ml/spec/schema.js'
+import {trainSegment} from '../../ml/train/trainSegment.js'
+import {responsiveYieldMs} from '../../ml/train/trainingSession.js'
 import {parameterDistances, type CheckpointDistances, type Distances} from '../distances/parameterDistances.js'
-
-/** The backends a judge can replay on wherever Node runs: the spread's other runtimes come from these. */
-export const spreadBackends = ['wasm', 'cpu'] as const
-export type SpreadBackend = (typeof spreadBackends)[number]
 
 /**
  * How a tolerance-mode judge measures a segment beyond the thresholds (docs/verification.md, "Segments that amplify
@@ -49,15 +47,8 @@ export async function segmentSpread({spec, start, endStep, replayed, runtime, ru
   try {
     for (const backend of rule.backends.filter((b) => b !== runtime.backend)) {
       runtimes.push(runtimeIdString(await selectBackend(backend)))
-      const session = new TrainingSession(spec)
-      try {
-        session.load(start)
-        await session.run(endStep, {yieldEveryMs: responsiveYieldMs})
-        const distances = parameterDistances(await session.snapshot(), replayed, start)
-        spread = spread === undefined ? distances : largerDistances(spread, distances)
-      } finally {
-        session.dispose()
-      }
+      const distances = parameterDistances(await trainSegment(spec, start, endStep, {yieldEveryMs: responsiveYieldMs}), replayed, start)
+      spread = spread === undefined ? distances : largerDistances(spread, distances)
     }
   } finally {
     await selectBackend(runtime.backend, {wasmVariant: runtime.wasmVariant})
