@@ -96,18 +96,21 @@ contract TaskMarket is TaskMarketBase {
     ///         refunded. `parentId` (0: none) names an earlier task of the same submitter whose final checkpoint
     ///         this one starts from. The timeouts and the verifier fee of the current parameters are snapshotted.
     ///         Task ids start at 1.
-    function submitTask(bytes32 specHash, uint64 workUnits, uint64 maxSteps, uint256 maxPrice, uint256 parentId)
-        external
-        payable
-        returns (uint256 id)
-    {
+    function submitTask(
+        bytes32 specHash,
+        uint64 workUnits,
+        uint64 maxSteps,
+        uint256 maxPrice,
+        uint256 parentId,
+        bytes32[] calldata parentState
+    ) external payable returns (uint256 id) {
         if (specHash == bytes32(0)) revert ZeroSpecHash();
-        if (parentId != 0 && _task(parentId).submitter != msg.sender) revert ForeignParent(parentId, msg.sender);
+        if (parentId != 0 && _open(parentId, parentState).submitter != msg.sender) revert ForeignParent(parentId, msg.sender);
         SolverBook.Terms memory terms = book.onSubmit(workUnits, maxSteps, maxPrice, parentId != 0);
         if (msg.value < terms.escrow) revert InsufficientEscrow(msg.value, terms.escrow);
 
         id = ++taskCount;
-        Task storage t = _tasks[id];
+        Task memory t;
         t.submitter = msg.sender;
         t.status = Status.Submitted;
         uint128 escrow = _u128(msg.value);
@@ -126,6 +129,7 @@ contract TaskMarket is TaskMarketBase {
         t.submittedAt = uint64(block.timestamp);
         t.deadline = _after(terms.claimTimeout);
         totalEscrow += escrow;
+        _save(id, t);
 
         emit TaskSubmitted(id, msg.sender, specHash, msg.value, workUnits, maxSteps, maxPrice, parentId);
     }
@@ -137,19 +141,20 @@ contract TaskMarket is TaskMarketBase {
     ///         trained). A solver once rejected on this task cannot claim it again (`SolverRejected`); a task whose
     ///         escrow (less a rejection's shortfall) no longer covers both rewards cannot be claimed
     ///         (`EscrowExhausted`); a task with a parent needs the parent Settled with its whole range.
-    function claimTask(uint256 id, bytes32 secretHash) external {
-        Task storage t = _task(id);
+    function claimTask(uint256 id, bytes32[] calldata state, bytes32 secretHash) external {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Submitted);
         _requireRole(SOLVER_ROLE);
         if (t.attempts != 0 && _rejected[id][msg.sender]) revert SolverRejected(id, msg.sender);
-        uint256 parentId = t.parentId;
-        if (parentId != 0) {
-            Task storage parent = _tasks[parentId];
-            if (parent.status != Status.Settled) revert ParentNotSettled(id, parentId);
-            if (parent.totalSteps != parent.maxSteps) revert ParentStoppedEarly(id, parentId);
+        {
+            Task memory parent = _openParent(t, state);
+            if (t.parentId != 0) {
+                if (parent.status != Status.Settled) revert ParentNotSettled(id, t.parentId);
+                if (parent.totalSteps != parent.maxSteps) revert ParentStoppedEarly(id, t.parentId);
+            }
+            uint64 deadline = _claimDeadline(t, parent);
+            if (block.timestamp > deadline) revert DeadlinePassed(id, deadline);
         }
-        uint64 deadline = _claimDeadline(t);
-        if (block.timestamp > deadline) revert DeadlinePassed(id, deadline);
         (uint256 price, uint16 weight) = book.onClaim(msg.sender, t.maxPrice, t.workUnits, t.demandWeight);
         if (weight != t.demandWeight) t.demandWeight = weight;
         // No overflow: price <= maxPrice, and workUnits * maxPrice is below the escrow paid at submission.
@@ -167,6 +172,7 @@ contract TaskMarket is TaskMarketBase {
         t.solverLocked = _u96(stake);
         // No truncation: price <= maxPrice, which fits 128 bits (submitTask).
         t.price = uint128(price);
+        _save(id, t);
         emit TaskClaimed(id, msg.sender, secretHash, stake, price);
 
         registry.lock(msg.sender, stake);
@@ -177,24 +183,23 @@ contract TaskMarket is TaskMarketBase {
     ///         ceil(totalSteps / checkpointInterval) + 1`, and `totalSteps <= maxSteps` (fewer: the job stopped
     ///         early, docs/market.md section 2; the rewards become `price * workUnits * totalSteps / maxSteps` and
     ///         its fee share). `sealedHonest = keccak256(abi.encode(honestRoot, honestManifestHash, secret))` seals
-    ///         the honest proof for a forced-error reveal. A task with a parent stacks on it: `startProof` proves
-    ///         that checkpoint 0 of this proof is `startCheckpoint`, and `parentFinalProof` that the parent's last
+    ///         the honest proof for a forced-error reveal. A task with a parent stacks on it: `start.proof` proves
+    ///         that checkpoint 0 of this proof is `start.checkpoint`, and `start.parentFinalProof` that the parent's last
     ///         checkpoint is the same (both ignored without a parent). Needs `block.number > claimBlock + 1`: the
     ///         seed `blockhash(claimBlock + 1)` is fixed here unless `fixSeed` recorded it; a commit more than 256
     ///         blocks after that block without a recorded seed reverts `RandomnessExpired` (docs/security.md).
     function commitProof(
         uint256 id,
+        bytes32[] calldata state,
         bytes32 proofRoot,
         bytes32 manifestHash,
         uint32 checkpointCount,
         uint64 checkpointInterval,
         uint64 totalSteps,
         bytes32 sealedHonest,
-        bytes32 startCheckpoint,
-        bytes32[] calldata startProof,
-        bytes32[] calldata parentFinalProof
+        Start calldata start
     ) external {
-        Task storage t = _task(id);
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Claimed);
         if (msg.sender != t.solver) revert NotSolver(id, msg.sender);
         _requireBeforeDeadline(id, t);
@@ -203,19 +208,18 @@ contract TaskMarket is TaskMarketBase {
             checkpointInterval == 0 || totalSteps == 0 || totalSteps > t.maxSteps
                 || checkpointInterval > MAX_TASK_STEPS || checkpointCount != (uint256(totalSteps) + checkpointInterval - 1) / checkpointInterval + 1
         ) revert InvalidSchedule(checkpointCount, checkpointInterval, totalSteps);
-        if (t.parentId != 0) {
-            _checkStart(id, t.parentId, proofRoot, checkpointCount, startCheckpoint, startProof, parentFinalProof);
-        }
+        t.proofRoot = proofRoot;
+        t.checkpointCount = checkpointCount;
+        if (t.parentId != 0) _checkStart(id, t, _openParent(t, state), start);
         bytes32 seed = _seed(id, t);
 
         t.status = Status.Committed;
-        t.proofRoot = proofRoot;
-        t.checkpointCount = checkpointCount;
         t.checkpointInterval = uint40(checkpointInterval);
         t.totalSteps = uint40(totalSteps);
         t.secretHash = _coinCommitment(t.secretHash, seed, sealedHonest);
         t.commitBlock = uint40(block.number);
         t.deadline = _after(t.verificationTimeout);
+        _save(id, t);
         emit ProofCommitted(id, proofRoot, manifestHash, checkpointCount, checkpointInterval, totalSteps, seed, sealedHonest);
     }
 
@@ -226,8 +230,8 @@ contract TaskMarket is TaskMarketBase {
     ///         `blockhash(commitBlock + 1)` (so `block.number > commitBlock + 1` is needed). Past the EVM's
     ///         256-block window it reverts `RandomnessExpired`; `renewRandomness` then moves the anchor to a block
     ///         nobody could know in advance.
-    function claimVerification(uint256 id) external {
-        Task storage t = _task(id);
+    function claimVerification(uint256 id, bytes32[] calldata state) external {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Committed);
         _requireRole(VERIFIER_ROLE);
         if (msg.sender == t.solver) revert SolverCannotVerify(id);
@@ -241,6 +245,7 @@ contract TaskMarket is TaskMarketBase {
         t.verifierLocked = _u96(stake);
         // The verifier gets a full verificationTimeout to replay and post its verdict.
         t.deadline = _after(t.verificationTimeout);
+        _save(id, t);
         emit VerificationClaimed(id, msg.sender, randomness, stake);
 
         registry.lock(msg.sender, stake);
@@ -251,7 +256,7 @@ contract TaskMarket is TaskMarketBase {
     ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
     ///         blocks and only before the verification deadline (then the task expires).
     /// @dev Runs TaskMarketDisputes.renewRandomness on this market's storage (off the honest path).
-    function renewRandomness(uint256) external {
+    function renewRandomness(uint256, bytes32[] calldata) external {
         _delegate();
     }
 
@@ -259,7 +264,7 @@ contract TaskMarket is TaskMarketBase {
     ///         still returns it (from block claimBlock + 2 to claimBlock + 257). A solver whose training outlasts
     ///         that window calls it before; commitProof records it otherwise.
     /// @dev Runs TaskMarketDisputes.fixSeed on this market's storage (off the honest path).
-    function fixSeed(uint256) external {
+    function fixSeed(uint256, bytes32[] calldata) external {
         _delegate();
     }
 
@@ -269,13 +274,14 @@ contract TaskMarket is TaskMarketBase {
     /// @param distance the largest normalized distance measured, scaled by 1e18; recorded, not judged.
     function postVerdict(
         uint256 id,
+        bytes32[] calldata state,
         bool accepted,
         bytes32 reportHash,
         uint256 distance,
         uint32 segment,
         bytes32 replayHash
     ) external {
-        Task storage t = _task(id);
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Verifying);
         if (msg.sender != t.verifier) revert NotVerifier(id, msg.sender);
         _requireBeforeDeadline(id, t);
@@ -291,13 +297,14 @@ contract TaskMarket is TaskMarketBase {
 
         t.status = Status.Verified;
         t.accepted = accepted;
-        // Zeros (an acceptance) are what the slots hold already: not written, no gas. The distance is only logged.
-        if (segment != 0) t.rejectSegment = segment;
-        if (replayHash != bytes32(0)) t.rejectReplayHash = replayHash;
+        // The distance is only logged.
+        t.rejectSegment = segment;
+        t.rejectReplayHash = replayHash;
         t.verdictBlock = uint64(block.number);
         t.challengeEndBlock = challengeEnd;
         t.openEndBlock = openEnd;
         t.revealEndBlock = revealEnd;
+        _save(id, t);
         emit VerdictPosted(id, msg.sender, accepted, reportHash, distance, segment, replayHash, challengeEnd, openEnd, revealEnd);
     }
 
@@ -307,7 +314,7 @@ contract TaskMarket is TaskMarketBase {
     ///         an accepted verdict in the challenge window: `commitment = keccak256(abi.encode(id, whistleblower,
     ///         segment, claimedEndHash, salt))`. Locks `challengeDeposit`; seats go in commit order.
     /// @dev Runs TaskMarketDisputes.commitChallenge on this market's storage.
-    function commitChallenge(uint256, bytes32, bytes calldata) external {
+    function commitChallenge(uint256, bytes32[] calldata, bytes32, bytes calldata) external {
         _delegate();
     }
 
@@ -316,9 +323,17 @@ contract TaskMarket is TaskMarketBase {
     ///         replay of the segment ends in `claimedEndHash` (non-zero, != endHash). Queued, played at settle in
     ///         commit order; a commitment never opened forfeits its deposit.
     /// @dev Runs TaskMarketDisputes.openChallenge on this market's storage.
-    function openChallenge(uint256, uint32, bytes32, bytes32, bytes32, bytes32[] calldata, bytes32, bytes32[] calldata)
-        external
-    {
+    function openChallenge(
+        uint256,
+        bytes32[] calldata,
+        uint32,
+        bytes32,
+        bytes32,
+        bytes32,
+        bytes32[] calldata,
+        bytes32,
+        bytes32[] calldata
+    ) external {
         _delegate();
     }
 
@@ -326,7 +341,9 @@ contract TaskMarket is TaskMarketBase {
     ///         proof are `startHash`/`endHash`; the verifier's claim is the verdict's replay hash. Played at
     ///         settle.
     /// @dev Runs TaskMarketDisputes.disputeRejection on this market's storage.
-    function disputeRejection(uint256, bytes32, bytes32[] calldata, bytes32, bytes32[] calldata) external {
+    function disputeRejection(uint256, bytes32[] calldata, bytes32, bytes32[] calldata, bytes32, bytes32[] calldata)
+        external
+    {
         _delegate();
     }
 
@@ -342,7 +359,7 @@ contract TaskMarket is TaskMarketBase {
     ///         the old verifier barred if it accepted (one that rejected gave the right answer and may verify the
     ///         honest proof). The solver keeps its stake locked and is not penalised.
     /// @dev Runs TaskMarketDisputes.revealForcedError on this market's storage.
-    function revealForcedError(uint256, bytes32, bytes32, bytes32, bytes32) external {
+    function revealForcedError(uint256, bytes32[] calldata, bytes32, bytes32, bytes32, bytes32) external {
         _delegate();
     }
 
@@ -356,11 +373,16 @@ contract TaskMarket is TaskMarketBase {
     ///         - else it finalises: accepted -> Settled, fees paid less tax (the tax goes to the jackpot);
     ///           rejected -> the rejection split and the task reopens.
     ///         Call it until the task has left Verified.
-    function settle(uint256 id) external {
-        Task storage t = _task(id);
+    function settle(uint256 id, bytes32[] calldata state) external {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Verified);
         if (block.number <= t.revealEndBlock) revert SettlementNotReady(id, t.revealEndBlock);
+        _settleStep(id, t);
+        _save(id, t);
+    }
 
+    /// @dev One step of `settle` on the task's state `t` (which the caller saves).
+    function _settleStep(uint256 id, Task memory t) private {
         uint256 disputeId = t.activeDispute;
         if (disputeId != 0) {
             IPinpointGame.Outcome outcome = game.outcomeOf(disputeId);
@@ -419,27 +441,32 @@ contract TaskMarket is TaskMarketBase {
     ///         Committed (no verifier): the solver's stake is unlocked. Verifying (no verdict): the solver's stake
     ///         is unlocked and the verifier's slashed (no winner).
     /// @dev Runs TaskMarketDisputes.expire on this market's storage (off the honest path, like the dispute actions).
-    function expire(uint256) external {
+    function expire(uint256, bytes32[] calldata) external {
         _delegate();
     }
 
     // ---------------------------------------------------------------- views
 
-    /// @notice The task, with its rewards (`solverReward`, `verifierReward`) computed from the price and schedule.
-    ///         The spec, manifest and report hashes, the verification randomness and the verdict's distance are not
-    ///         stored (see `Task`): readers take them from the events and the block hash that fixed them. From the
-    ///         commit `secretHash` is the forced-error commitment and `seed` is 0 unless `fixSeed` recorded it: the
-    ///         secret's hash, the seed and the seal are in TaskClaimed and ProofCommitted.
-    function getTask(uint256 id) external view returns (Task memory task) {
-        Task storage t = _task(id);
-        task = t;
-        (task.solverReward, task.verifierReward) = _rewards(t);
+    /// @notice Task `id` decoded from its current `state` (the words of its last TaskState event; `StaleTask`
+    ///         for any other), with its rewards (`solverReward`, `verifierReward`) computed from the price and
+    ///         schedule. The spec, manifest and report hashes, the verification randomness and the verdict's distance
+    ///         are not in the state (see `Task`): readers take them from the events and the block hash that fixed
+    ///         them. From the commit `secretHash` is the forced-error commitment and `seed` is 0 unless `fixSeed`
+    ///         recorded it: the secret's hash, the seed and the seal are in TaskClaimed and ProofCommitted.
+    function getTask(uint256 id, bytes32[] calldata state) external view returns (Task memory task) {
+        task = _open(id, state);
+        (task.solverReward, task.verifierReward) = _rewards(task);
+    }
+
+    /// @notice The hash of task `id`'s current state (0: no such task): keccak256 of its TaskState words.
+    function taskHashOf(uint256 id) external view returns (bytes32) {
+        return _taskHashes[id];
     }
 
     /// @notice The whistleblower challenges of the task's current verdict, in queue order (cleared when the task
     ///         reopens or goes back to Committed).
     function challengesOf(uint256 id) external view returns (Challenge[] memory) {
-        _task(id);
+        if (id == 0 || id > taskCount) revert TaskNotFound(id);
         return _challenges[id];
     }
 
@@ -463,8 +490,8 @@ contract TaskMarket is TaskMarketBase {
     ///         `RandomnessNotReady` until that block exists, `RandomnessExpired` once it is forgotten). Once the
     ///         proof is committed the commitment holds the seed and the seal too (`InvalidStatus`): the coin is then
     ///         `keccak256(abi.encode(secret, seed)) % 10000 < forcedErrorBps` with ProofCommitted's seed.
-    function forcedErrorOf(uint256 id, bytes32 secret) external view returns (bool) {
-        Task storage t = _task(id);
+    function forcedErrorOf(uint256 id, bytes32[] calldata state, bytes32 secret) external view returns (bool) {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Claimed);
         if (keccak256(abi.encode(secret)) != t.secretHash) revert InvalidSecret(id);
         return _isForced(secret, _seed(id, t), t.forcedErrorBps);

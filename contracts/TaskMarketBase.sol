@@ -38,18 +38,19 @@ abstract contract TaskMarketBase {
     ///      a return to Committed (forced-error reveal, a won or void rejection dispute) clears the verification
     ///      fields only. `deadline` is the current stage's (seconds), and the settlement time once Settled.
     ///
-    ///      Gas (docs/benchmarks.md, "Gas of the honest lifecycle"): the fields are packed by the stage that first
-    ///      writes them, so each stage opens as few new storage slots (22k gas each) as it can: the submission
-    ///      slots 0-3, the claim 4-6, the commit 7 (8 only by `fixSeed`), the verification claim 9, the verdict 10.
-    ///      Amounts are uint128 (stakes uint96, beside an address), each narrowing checked (`AmountTooLarge`). The
-    ///      clock of slot 3 is narrower: timeouts are at most ProtocolConfig.MAX_TIMEOUT (uint32), and deadlines
-    ///      (unix seconds) and the claim and commit blocks are uint40, which no chain's clock or height reaches
-    ///      (2^40 seconds is 34,000 years; 2^40 blocks, 34,000 years of one-second blocks). Slot 3 is rewritten by
-    ///      every stage (its deadline), so the claim's and the commit's blocks and the steps trained cost no slot of
-    ///      their own; steps and interval are bounded by MAX_STEPS (2^40 - 1). `solverReward` and `verifierReward`
-    ///      are never stored: they follow from the price and the schedule (`_rewards`), and `getTask` fills them in.
+    ///      A task is not kept in storage: the market stores one hash of its state per task (`_taskHashes`) and
+    ///      every call that reads or changes a task takes the state in calldata (`state`, the 15 words of `_pack`),
+    ///      checked against that hash (`StaleTask`); a call that changes it stores the new state's hash and emits the
+    ///      state in `TaskState`, where the next caller reads it (docs/market.md, "What a task stores"). The words are
+    ///      laid out by the stage that first writes them (word 0-3 the submission, 4-6 the claim, 7 the commit, 8
+    ///      `fixSeed`, 9 the verification claim, 10 the verdict, 11-14 the disputes): amounts are uint128 (stakes
+    ///      uint96, beside an address), each narrowing checked (`AmountTooLarge`); timeouts are at most
+    ///      ProtocolConfig.MAX_TIMEOUT (uint32), deadlines (unix seconds) and the claim and commit blocks uint40, which
+    ///      no chain's clock or height reaches (2^40 seconds is 34,000 years; 2^40 blocks, 34,000 years of one-second
+    ///      blocks), steps and interval bounded by MAX_STEPS (2^40 - 1). `solverReward` and `verifierReward` are not
+    ///      in the state: they follow from the price and the schedule (`_rewards`), and `getTask` fills them in.
     struct Task {
-        // slot 0 (submission)
+        // word 0 (submission)
         address submitter;
         Status status;
         bool accepted;
@@ -61,22 +62,21 @@ abstract contract TaskMarketBase {
         /// ProtocolConfig.forcedErrorBps at the claim (the coin's odds for this attempt)
         uint16 forcedErrorBps;
         // The spec hash, the manifest hash, the verification randomness, the report hash and the verdict's distance
-        // are not stored: nothing on chain reads them again, and each is fixed where readers find it (docs/market.md,
+        // are not in the state: nothing on chain reads them again, and each is fixed where readers find it (docs/market.md,
         // "What a task stores"): the spec hash in TaskSubmitted, the manifest hash in ProofCommitted (or, after a
         // forced error's reveal, in VerificationReopened), the randomness as the hash of block commitBlock + 1
-        // (VerificationClaimed too), the report hash and the distance in the VerdictPosted of block verdictBlock. A
-        // slot each saved (about 22k gas; the distance's only when it is not 0).
-        // slot 1: the most the submitter pays per work unit
+        // (VerificationClaimed too), the report hash and the distance in the VerdictPosted of block verdictBlock.
+        // word 1: the escrow, the most the submitter pays per work unit
         uint128 escrow;
         uint128 maxPrice;
-        // slot 2: the task's estimated work (docs/market.md, section 1) and the steps of its range; the task whose
+        // word 2: the task's estimated work (docs/market.md, section 1) and the steps of its range; the task whose
         // final checkpoint this one starts from (0: none)
         uint64 workUnits;
         uint64 maxSteps;
         uint64 parentId;
         uint64 submittedAt;
-        // slot 3: the stage timeouts (seconds), the current stage's deadline, the blocks of the claim and the commit,
-        // and the steps the commit trained (slot 2 holds the range they are checked against)
+        // word 3: the stage timeouts (seconds), the current stage's deadline, the blocks of the claim and the commit,
+        // and the steps the commit trained (word 2 holds the range they are checked against)
         uint32 claimTimeout;
         uint32 trainingTimeout;
         uint32 verificationTimeout;
@@ -84,10 +84,10 @@ abstract contract TaskMarketBase {
         uint40 claimBlock;
         uint40 commitBlock;
         uint40 totalSteps;
-        // slot 4 (claim)
+        // word 4 (claim)
         address solver;
         uint96 solverLocked;
-        // slot 5: the price fixed at the claim (0 before it), the schedule's checkpoints, the dispute flags
+        // word 5: the price fixed at the claim (0 before it), the schedule's checkpoints, the dispute flags
         uint128 price;
         uint32 checkpointCount;
         bool forcedRevealed;
@@ -98,27 +98,27 @@ abstract contract TaskMarketBase {
         /// a rejection's failed segment
         uint32 rejectSegment;
         uint40 checkpointInterval;
-        /// slot 6, the forced-error commitment: keccak256(abi.encode(secret)) from claimTask; from commitProof
+        /// word 6, the forced-error commitment: keccak256(abi.encode(secret)) from claimTask; from commitProof
         /// keccak256(abi.encode(that hash, seed, sealedHonest)), where the seed is blockhash(claimBlock + 1) and
         /// sealedHonest = keccak256(abi.encode(honestRoot, honestManifestHash, secret)). The seed and the seal are
         /// in ProofCommitted and the secret's hash in TaskClaimed, where readers take them (docs/market.md, "What
-        /// a task stores"); a reveal opens the commitment with them. Two slots fewer at every commit (about 39k).
+        /// a task stores"); a reveal opens the commitment with them.
         bytes32 secretHash;
-        // slot 7 (commit)
+        // word 7 (commit)
         bytes32 proofRoot;
-        /// slot 8: the seed as `fixSeed` recorded it before the commit (a training that outlasts the EVM's 256
+        /// word 8: the seed as `fixSeed` recorded it before the commit (a training that outlasts the EVM's 256
         /// blocks); 0 otherwise, the commit folding the seed into the commitment instead
         bytes32 seed;
-        // slot 9 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
+        // word 9 (verification claim; its randomness, blockhash(commitBlock + 1), picks the segments a verifier
         // replays)
         address verifier;
         uint96 verifierLocked;
-        // slot 10 (verdict): end of the challenge, open and reveal windows
+        // word 10 (verdict): end of the challenge, open and reveal windows
         uint64 verdictBlock;
         uint64 challengeEndBlock;
         uint64 openEndBlock;
         uint64 revealEndBlock;
-        // slots 11-14
+        // words 11-14
         /// the verifier's replayed end hash of a rejection (0 if accepted: not written)
         bytes32 rejectReplayHash;
         /// the committed checkpoints around the rejected segment (proven by disputeRejection)
@@ -127,9 +127,18 @@ abstract contract TaskMarketBase {
         /// the PinpointGame dispute being played (0: none)
         uint256 activeDispute;
         /// price * workUnits * (totalSteps, or maxSteps before the commit) / maxSteps and verifierFeeBps of it
-        /// (0 before a claim). Never written: `_rewards` computes them, `getTask` fills them in.
+        /// (0 before a claim). Not in the state: `_rewards` computes them, `getTask` fills them in.
         uint256 solverReward;
         uint256 verifierReward;
+    }
+
+    /// @notice Where a task with a parent starts (commitProof; ignored without a parent): `proof` proves that
+    ///         checkpoint 0 of the committed proof is `checkpoint`, `parentFinalProof` that the parent's last
+    ///         checkpoint is the same.
+    struct Start {
+        bytes32 checkpoint;
+        bytes32[] proof;
+        bytes32[] parentFinalProof;
     }
 
     struct Challenge {
@@ -150,11 +159,8 @@ abstract contract TaskMarketBase {
     }
 
     uint256 internal constant BPS = 10000;
-    /// @dev The first slot of a Task that only an attempt writes (the claim's solver), and the first that is never
-    ///      written (the rewards `getTask` computes): `_clearAttemptSlots` zeroes the slots between.
-    ///      `npm run build:contracts` fails unless both match the compiler's storage layout of the struct.
-    uint256 private constant ATTEMPT_SLOTS_FROM = 4;
-    uint256 private constant ATTEMPT_SLOTS_END = 15;
+    /// @notice Words of a task's state (`_pack`), and of a task with its parent's state after it.
+    uint256 internal constant STATE_WORDS = 15;
 
     // ---------------------------------------------------------------- errors
     error ZeroAddress();
@@ -168,6 +174,9 @@ abstract contract TaskMarketBase {
     error ParentNotSettled(uint256 id, uint256 parentId);
     error ParentStoppedEarly(uint256 id, uint256 parentId);
     error TaskNotFound(uint256 id);
+    /// @notice `state` is not the task's current state (its hash is not the one stored): read the task's last
+    ///         TaskState event again. A parent task's state that is missing or stale reverts with the parent's id.
+    error StaleTask(uint256 id);
     error InvalidStatus(uint256 id, Status current);
     error NotRegistered(address account, uint8 role);
     error DeadlinePassed(uint256 id, uint64 deadline);
@@ -233,6 +242,9 @@ abstract contract TaskMarketBase {
     error AmountTooLarge(uint256 amount, uint8 bits);
 
     // ---------------------------------------------------------------- events
+    /// @notice The task's state after this transaction: what the next call on the task passes as `state` (the
+    ///         last TaskState of the task's id is its current state; `getTask` decodes it).
+    event TaskState(uint256 indexed id, bytes32[15] state);
     event GameSet(address game);
     event TaskSubmitted(
         uint256 indexed id,
@@ -366,7 +378,8 @@ abstract contract TaskMarketBase {
     /// @notice The sum of every account's `creditOf`: ether the market holds for withdrawal.
     uint128 public totalCredit;
 
-    mapping(uint256 => Task) internal _tasks;
+    /// @dev keccak256(abi.encodePacked(_pack(task))) of each task's current state (0: no such task).
+    mapping(uint256 => bytes32) internal _taskHashes;
     mapping(uint256 => Challenge[]) internal _challenges;
     /// @dev task id => solver => rejected on that task (then barred from claiming it again).
     mapping(uint256 => mapping(address => bool)) internal _rejected;
@@ -389,7 +402,7 @@ abstract contract TaskMarketBase {
     // ---------------------------------------------------------------- internals: outcomes
 
     /// @dev Outcome of whistleblower challenge `nextChallenge` (prover: solver, challenger: whistleblower).
-    function _applyChallengeOutcome(uint256 id, Task storage t, uint256 disputeId, IPinpointGame.Outcome outcome)
+    function _applyChallengeOutcome(uint256 id, Task memory t, uint256 disputeId, IPinpointGame.Outcome outcome)
         internal
     {
         Challenge[] storage queue = _challenges[id];
@@ -416,7 +429,7 @@ abstract contract TaskMarketBase {
     ///      verifier that accepted it are slashed (winner: the whistleblower) and barred, the task reopens; the
     ///      whistleblower's deposit is unlocked (slashed, no winner, on BothWrong), every later opened challenge
     ///      gets its deposit back and every later one never opened forfeits it.
-    function _proofWrong(uint256 id, Task storage t, uint256 disputeId, IPinpointGame.Outcome outcome, uint256 index)
+    function _proofWrong(uint256 id, Task memory t, uint256 disputeId, IPinpointGame.Outcome outcome, uint256 index)
         internal
     {
         bool bothWrong = outcome == IPinpointGame.Outcome.BothWrong;
@@ -473,7 +486,7 @@ abstract contract TaskMarketBase {
     }
 
     /// @dev Outcome of the solver's dispute of a rejection (prover: solver, challenger: verifier).
-    function _applyRejectionOutcome(uint256 id, Task storage t, uint256 disputeId, IPinpointGame.Outcome outcome)
+    function _applyRejectionOutcome(uint256 id, Task memory t, uint256 disputeId, IPinpointGame.Outcome outcome)
         internal
     {
         address verifier = t.verifier;
@@ -502,7 +515,7 @@ abstract contract TaskMarketBase {
     /// @dev Who caught a forced error: the verifier if it rejected, else the whistleblowers that opened their
     ///      challenges, in commit order (with their deposits, which are empty for the verifier). Call it after
     ///      `_forfeitUnopened`: only opened challenges (Queued) count.
-    function _catchers(uint256 id, Task storage t)
+    function _catchers(uint256 id, Task memory t)
         internal
         view
         returns (address[] memory catchers, uint256[] memory deposits)
@@ -543,7 +556,7 @@ abstract contract TaskMarketBase {
     }
 
     /// @dev Accepted and undisputed (or every challenge lost): both fees less tax, the rest to the submitter.
-    function _settleAccepted(uint256 id, Task storage t) internal {
+    function _settleAccepted(uint256 id, Task memory t) internal {
         address solver = t.solver;
         address verifier = t.verifier;
         uint256 taxBps = config.taxBps();
@@ -579,7 +592,7 @@ abstract contract TaskMarketBase {
     ///      slashed with the verifier as winner (`verifierHonest`) or no winner, in which case the verifier gets
     ///      no winner share and its own stake is slashed (no winner) instead of unlocked. The solver is barred
     ///      from the task, which reopens.
-    function _reject(uint256 id, Task storage t, bool verifierHonest) internal {
+    function _reject(uint256 id, Task memory t, bool verifierHonest) internal {
         address solver = t.solver;
         address verifier = t.verifier;
         uint256 slashed = t.solverLocked;
@@ -606,7 +619,7 @@ abstract contract TaskMarketBase {
 
     /// @dev TaskRejected for the task's current attempt, whose fee `fee` came from the stake (the rest of the
     ///      verifier's reward from the escrow).
-    function _emitRejected(uint256 id, Task storage t, uint256 fee, bool hasWinner) internal {
+    function _emitRejected(uint256 id, Task memory t, uint256 fee, bool hasWinner) internal {
         uint256 slashed = t.solverLocked;
         (, uint256 reward) = _rewards(t);
         (uint256 toWinner, uint256 toTreasury, uint256 burned) = _split(slashed - fee, hasWinner);
@@ -656,7 +669,7 @@ abstract contract TaskMarketBase {
     /// @dev Opens a game over `segment` (prover: the solver) and records it as the task's active dispute.
     function _openGame(
         uint256 id,
-        Task storage t,
+        Task memory t,
         address challenger,
         bool openerIsProver,
         address excluded,
@@ -688,11 +701,11 @@ abstract contract TaskMarketBase {
 
     /// @dev Back to Submitted for another solver: the solver's slot in the book is released (not done), every
     ///      field of the attempt is cleared (price and rewards included), the submission's are kept (escrow too).
-    function _reopen(uint256 id, Task storage t) internal {
+    function _reopen(uint256 id, Task memory t) internal {
         book.onRelease(t.solver, false, 0);
         uint40 claimDeadline = _after(t.claimTimeout);
-        // Slots 0-3 hold the submission, with the attempt's status, odds, blocks and steps beside it; every later
-        // slot belongs to the attempt alone.
+        // Words 0-3 hold the submission, with the attempt's status, odds, blocks and steps beside it; every later
+        // word belongs to the attempt alone.
         t.status = Status.Submitted;
         t.accepted = false;
         t.attempts += 1;
@@ -701,24 +714,40 @@ abstract contract TaskMarketBase {
         t.claimBlock = 0;
         t.commitBlock = 0;
         t.totalSteps = 0;
-        _clearAttemptSlots(t);
+        _clearAttempt(t);
         delete _challenges[id];
         emit TaskReopened(id, claimDeadline);
     }
 
-    /// @dev Zeroes slots ATTEMPT_SLOTS_FROM up to ATTEMPT_SLOTS_END of a task: what `delete` would do to them,
-    ///      without copying the struct to memory first (which reads every slot, and makes the market too large for
-    ///      EIP-170), and without writing the reward slots, which are always 0.
-    function _clearAttemptSlots(Task storage t) private {
-        assembly {
-            let base := t.slot
-            for { let i := ATTEMPT_SLOTS_FROM } lt(i, ATTEMPT_SLOTS_END) { i := add(i, 1) } { sstore(add(base, i), 0) }
-        }
+    /// @dev Zeroes words 4-14 of a task's state (every field the attempt wrote).
+    function _clearAttempt(Task memory t) private pure {
+        t.solver = address(0);
+        t.solverLocked = 0;
+        t.price = 0;
+        t.checkpointCount = 0;
+        t.forcedRevealed = false;
+        t.disputeFiled = false;
+        t.nextChallenge = 0;
+        t.rejectSegment = 0;
+        t.checkpointInterval = 0;
+        t.secretHash = bytes32(0);
+        t.proofRoot = bytes32(0);
+        t.seed = bytes32(0);
+        t.verifier = address(0);
+        t.verifierLocked = 0;
+        t.verdictBlock = 0;
+        t.challengeEndBlock = 0;
+        t.openEndBlock = 0;
+        t.revealEndBlock = 0;
+        t.rejectReplayHash = bytes32(0);
+        t.rejectStartHash = bytes32(0);
+        t.rejectEndHash = bytes32(0);
+        t.activeDispute = 0;
     }
 
     /// @dev Back to Committed (the solver's claim, secret, proof and stake stay) for a fresh verification.
     /// @param replacedManifest the manifest of the proof that replaced the committed one (0: the proof stays)
-    function _backToCommitted(uint256 id, Task storage t, bytes32 replacedManifest) internal {
+    function _backToCommitted(uint256 id, Task memory t, bytes32 replacedManifest) internal {
         uint40 deadline = _after(t.verificationTimeout);
         t.status = Status.Committed;
         t.verifier = address(0);
@@ -751,13 +780,13 @@ abstract contract TaskMarketBase {
     /// @dev Merkle proofs that `startHash`/`endHash` are checkpoints `segment`/`segment + 1` of `proofRoot`.
     function _checkSegment(
         uint256 id,
-        Task storage t,
+        Task memory t,
         uint32 segment,
         bytes32 startHash,
         bytes32[] calldata startProof,
         bytes32 endHash,
         bytes32[] calldata endProof
-    ) internal view {
+    ) internal pure {
         uint256 count = t.checkpointCount;
         if (uint256(segment) + 1 >= count) revert InvalidSegment(id, segment);
         bytes32 root = t.proofRoot;
@@ -769,31 +798,20 @@ abstract contract TaskMarketBase {
 
     /// @dev Stacking: `startCheckpoint` is checkpoint 0 of the proof being committed and the last checkpoint of the
     ///      parent's accepted proof (Merkle proofs against both roots).
-    function _checkStart(
-        uint256 id,
-        uint256 parentId,
-        bytes32 proofRoot,
-        uint32 checkpointCount,
-        bytes32 startCheckpoint,
-        bytes32[] calldata startProof,
-        bytes32[] calldata parentFinalProof
-    ) internal view {
-        if (!ProofMerkle.verify(proofRoot, startCheckpoint, 0, checkpointCount, startProof)) revert InvalidMerkleProof(id, 0);
-        Task storage parent = _tasks[parentId];
+    function _checkStart(uint256 id, Task memory t, Task memory parent, Start calldata start) internal pure {
+        if (!ProofMerkle.verify(t.proofRoot, start.checkpoint, 0, t.checkpointCount, start.proof)) revert InvalidMerkleProof(id, 0);
         uint256 count = parent.checkpointCount;
-        if (!ProofMerkle.verify(parent.proofRoot, startCheckpoint, count - 1, count, parentFinalProof)) {
-            revert InvalidMerkleProof(parentId, count - 1);
+        if (!ProofMerkle.verify(parent.proofRoot, start.checkpoint, count - 1, count, start.parentFinalProof)) {
+            revert InvalidMerkleProof(t.parentId, count - 1);
         }
     }
 
     /// @dev Until when a Submitted task may be claimed (and from when it may expire): its deadline; for a task with
     ///      a parent, type(uint64).max while the parent is live, 0 once the parent expired or stopped early, and
     ///      max(deadline, the parent's settlement + claimTimeout) once it settled with its whole range.
-    function _claimDeadline(Task storage t) internal view returns (uint64) {
+    function _claimDeadline(Task memory t, Task memory parent) internal pure returns (uint64) {
         uint64 deadline = t.deadline;
-        uint256 parentId = t.parentId;
-        if (parentId == 0) return deadline;
-        Task storage parent = _tasks[parentId];
+        if (t.parentId == 0) return deadline;
         Status s = parent.status;
         if (s == Status.Expired || (s == Status.Settled && parent.totalSteps != parent.maxSteps)) return 0;
         if (s != Status.Settled) return type(uint64).max;
@@ -801,14 +819,14 @@ abstract contract TaskMarketBase {
         return opened > deadline ? opened : deadline;
     }
 
-    function _requireChallengeWindow(uint256 id, Task storage t) internal view {
+    function _requireChallengeWindow(uint256 id, Task memory t) internal view {
         if (block.number > t.challengeEndBlock) revert ChallengeWindowClosed(id, t.challengeEndBlock);
     }
 
     /// @dev The forced-error seed: recorded by `fixSeed`, else blockhash(claimBlock + 1). Past the EVM's 256-block
     ///      window an unrecorded seed is gone for good (`RandomnessExpired`): there is no fallback a solver could
     ///      choose by picking its block, so the claim can only time out (and be slashed).
-    function _seed(uint256 id, Task storage t) internal view returns (bytes32 seed) {
+    function _seed(uint256 id, Task memory t) internal view returns (bytes32 seed) {
         seed = t.seed;
         if (seed != bytes32(0)) return seed;
         seed = _hashOfNextBlock(id, t.claimBlock);
@@ -834,7 +852,7 @@ abstract contract TaskMarketBase {
 
     /// @dev The task's rewards: `price * workUnits * totalSteps / maxSteps` (the whole range, maxSteps, before
     ///      the commit fixes totalSteps) and verifierFeeBps of it; 0 while no claim fixed a price.
-    function _rewards(Task storage t) internal view returns (uint256 solverReward, uint256 verifierReward) {
+    function _rewards(Task memory t) internal pure returns (uint256 solverReward, uint256 verifierReward) {
         uint256 maxSteps = t.maxSteps;
         uint256 steps = t.totalSteps;
         if (steps == 0) steps = maxSteps;
@@ -854,12 +872,122 @@ abstract contract TaskMarketBase {
         return uint96(amount);
     }
 
-    function _task(uint256 id) internal view returns (Task storage t) {
+    // ---------------------------------------------------------------- internals: the task's state
+
+    /// @dev Task `id`'s state from `state`, whose first STATE_WORDS words must be its current state (`StaleTask`);
+    ///      a call that changes the task ends with `_save`.
+    function _open(uint256 id, bytes32[] calldata state) internal view returns (Task memory) {
         if (id == 0 || id > taskCount) revert TaskNotFound(id);
-        return _tasks[id];
+        if (state.length < STATE_WORDS || keccak256(abi.encodePacked(state[:STATE_WORDS])) != _taskHashes[id]) {
+            revert StaleTask(id);
+        }
+        return _unpack(state[:STATE_WORDS]);
     }
 
-    function _requireStatus(uint256 id, Task storage t, Status expected) internal view {
+    /// @dev The parent of `t` from the words of `state` after the task's own (an empty task when it has none).
+    function _openParent(Task memory t, bytes32[] calldata state) internal view returns (Task memory parent) {
+        uint256 parentId = t.parentId;
+        if (parentId == 0) return parent;
+        if (state.length != 2 * STATE_WORDS) revert StaleTask(parentId);
+        return _open(parentId, state[STATE_WORDS:]);
+    }
+
+    /// @dev Stores the hash of `t` as task `id`'s state and emits the state (TaskState).
+    function _save(uint256 id, Task memory t) internal {
+        bytes32[STATE_WORDS] memory words = _pack(t);
+        _taskHashes[id] = keccak256(abi.encodePacked(words));
+        emit TaskState(id, words);
+    }
+
+    /// @dev The state's words: each field at its bit offset in its word, in the struct's order (see `Task`).
+    function _pack(Task memory t) internal pure returns (bytes32[STATE_WORDS] memory w) {
+        w[0] = bytes32(
+            uint256(uint160(t.submitter)) | uint256(t.status) << 160 | (t.accepted ? uint256(1) : 0) << 168
+                | uint256(t.attempts) << 176 | uint256(t.verifierFeeBps) << 208 | uint256(t.demandWeight) << 224
+                | uint256(t.forcedErrorBps) << 240
+        );
+        w[1] = bytes32(uint256(t.escrow) | uint256(t.maxPrice) << 128);
+        w[2] = bytes32(uint256(t.workUnits) | uint256(t.maxSteps) << 64 | uint256(t.parentId) << 128 | uint256(t.submittedAt) << 192);
+        w[3] = bytes32(
+            uint256(t.claimTimeout) | uint256(t.trainingTimeout) << 32 | uint256(t.verificationTimeout) << 64
+                | uint256(t.deadline) << 96 | uint256(t.claimBlock) << 136 | uint256(t.commitBlock) << 176
+                | uint256(t.totalSteps) << 216
+        );
+        w[4] = bytes32(uint256(uint160(t.solver)) | uint256(t.solverLocked) << 160);
+        w[5] = bytes32(
+            uint256(t.price) | uint256(t.checkpointCount) << 128 | (t.forcedRevealed ? uint256(1) : 0) << 160
+                | (t.disputeFiled ? uint256(1) : 0) << 168 | uint256(t.nextChallenge) << 176
+                | uint256(t.rejectSegment) << 184 | uint256(t.checkpointInterval) << 216
+        );
+        w[6] = t.secretHash;
+        w[7] = t.proofRoot;
+        w[8] = t.seed;
+        w[9] = bytes32(uint256(uint160(t.verifier)) | uint256(t.verifierLocked) << 160);
+        w[10] = bytes32(
+            uint256(t.verdictBlock) | uint256(t.challengeEndBlock) << 64 | uint256(t.openEndBlock) << 128
+                | uint256(t.revealEndBlock) << 192
+        );
+        w[11] = t.rejectReplayHash;
+        w[12] = t.rejectStartHash;
+        w[13] = t.rejectEndHash;
+        w[14] = bytes32(t.activeDispute);
+    }
+
+    /// @dev The inverse of `_pack` (a word's bits beyond its fields are ignored: `_open` has checked the hash).
+    function _unpack(bytes32[] calldata w) internal pure returns (Task memory t) {
+        uint256 x = uint256(w[0]);
+        t.submitter = address(uint160(x));
+        t.status = Status(uint8(x >> 160));
+        t.accepted = uint8(x >> 168) != 0;
+        t.attempts = uint32(x >> 176);
+        t.verifierFeeBps = uint16(x >> 208);
+        t.demandWeight = uint16(x >> 224);
+        t.forcedErrorBps = uint16(x >> 240);
+        x = uint256(w[1]);
+        t.escrow = uint128(x);
+        t.maxPrice = uint128(x >> 128);
+        x = uint256(w[2]);
+        t.workUnits = uint64(x);
+        t.maxSteps = uint64(x >> 64);
+        t.parentId = uint64(x >> 128);
+        t.submittedAt = uint64(x >> 192);
+        x = uint256(w[3]);
+        t.claimTimeout = uint32(x);
+        t.trainingTimeout = uint32(x >> 32);
+        t.verificationTimeout = uint32(x >> 64);
+        t.deadline = uint40(x >> 96);
+        t.claimBlock = uint40(x >> 136);
+        t.commitBlock = uint40(x >> 176);
+        t.totalSteps = uint40(x >> 216);
+        x = uint256(w[4]);
+        t.solver = address(uint160(x));
+        t.solverLocked = uint96(x >> 160);
+        x = uint256(w[5]);
+        t.price = uint128(x);
+        t.checkpointCount = uint32(x >> 128);
+        t.forcedRevealed = uint8(x >> 160) != 0;
+        t.disputeFiled = uint8(x >> 168) != 0;
+        t.nextChallenge = uint8(x >> 176);
+        t.rejectSegment = uint32(x >> 184);
+        t.checkpointInterval = uint40(x >> 216);
+        t.secretHash = w[6];
+        t.proofRoot = w[7];
+        t.seed = w[8];
+        x = uint256(w[9]);
+        t.verifier = address(uint160(x));
+        t.verifierLocked = uint96(x >> 160);
+        x = uint256(w[10]);
+        t.verdictBlock = uint64(x);
+        t.challengeEndBlock = uint64(x >> 64);
+        t.openEndBlock = uint64(x >> 128);
+        t.revealEndBlock = uint64(x >> 192);
+        t.rejectReplayHash = w[11];
+        t.rejectStartHash = w[12];
+        t.rejectEndHash = w[13];
+        t.activeDispute = uint256(w[14]);
+    }
+
+    function _requireStatus(uint256 id, Task memory t, Status expected) internal pure {
         if (t.status != expected) revert InvalidStatus(id, t.status);
     }
 
@@ -867,7 +995,7 @@ abstract contract TaskMarketBase {
         if (!registry.hasRoles(msg.sender, role)) revert NotRegistered(msg.sender, role);
     }
 
-    function _requireBeforeDeadline(uint256 id, Task storage t) internal view {
+    function _requireBeforeDeadline(uint256 id, Task memory t) internal view {
         if (block.timestamp > t.deadline) revert DeadlinePassed(id, t.deadline);
     }
 

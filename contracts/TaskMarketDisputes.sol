@@ -62,25 +62,27 @@ contract TaskMarketDisputes is TaskMarketBase {
     ///         the EVM has forgotten (nobody claimed it within 256 blocks): the anchor becomes this block, so the
     ///         draw is the hash of the next one, unknown to the caller. A re-roll is possible only once per 257
     ///         blocks and only before the verification deadline (then the task expires).
-    function renewRandomness(uint256 id) external onlyDelegated {
-        Task storage t = _task(id);
+    function renewRandomness(uint256 id, bytes32[] calldata state) external onlyDelegated {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Committed);
         _requireBeforeDeadline(id, t);
         uint256 lastBlock = uint256(t.commitBlock) + 257;
         if (block.number <= lastBlock) revert RandomnessNotExpired(id, uint64(lastBlock));
         t.commitBlock = uint40(block.number);
+        _save(id, t);
         emit RandomnessRenewed(id, uint64(block.number));
     }
 
     /// @notice Anyone records the forced-error seed of a Claimed task, `blockhash(claimBlock + 1)`, while the EVM
     ///         still returns it (from block claimBlock + 2 to claimBlock + 257). A solver whose training outlasts
     ///         that window calls it before; commitProof records it otherwise.
-    function fixSeed(uint256 id) external onlyDelegated {
-        Task storage t = _task(id);
+    function fixSeed(uint256 id, bytes32[] calldata state) external onlyDelegated {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Claimed);
         if (t.seed != bytes32(0)) revert SeedAlreadyFixed(id);
         bytes32 seed = _hashOfNextBlock(id, t.claimBlock);
         t.seed = seed;
+        _save(id, t);
         emit SeedFixed(id, seed);
     }
 
@@ -90,8 +92,11 @@ contract TaskMarketDisputes is TaskMarketBase {
     ///         `challengeDeposit`; seats are taken in commit order, up to `maxChallengers`. `sealedClaim` is only
     ///         logged (the whistleblower's own sealed copy of its claim, for a restart). Nobody can copy a claim it
     ///         has not seen, and every claim is hidden until the window closes (docs/security.md, finding 6).
-    function commitChallenge(uint256 id, bytes32 commitment, bytes calldata sealedClaim) external onlyDelegated {
-        Task storage t = _task(id);
+    function commitChallenge(uint256 id, bytes32[] calldata state, bytes32 commitment, bytes calldata sealedClaim)
+        external
+        onlyDelegated
+    {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Verified);
         if (!t.accepted) revert WrongVerdict(id, false);
         _requireRole(WHISTLEBLOWER_ROLE);
@@ -120,6 +125,7 @@ contract TaskMarketDisputes is TaskMarketBase {
     ///         opened forfeits its deposit.
     function openChallenge(
         uint256 id,
+        bytes32[] calldata state,
         uint32 segment,
         bytes32 claimedEndHash,
         bytes32 salt,
@@ -128,7 +134,7 @@ contract TaskMarketDisputes is TaskMarketBase {
         bytes32 endHash,
         bytes32[] calldata endProof
     ) external onlyDelegated {
-        Task storage t = _task(id);
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Verified);
         if (block.number <= t.challengeEndBlock || block.number > t.openEndBlock) {
             revert OutsideOpenWindow(id, t.challengeEndBlock + 1, t.openEndBlock);
@@ -154,12 +160,13 @@ contract TaskMarketDisputes is TaskMarketBase {
     ///         settle.
     function disputeRejection(
         uint256 id,
+        bytes32[] calldata state,
         bytes32 startHash,
         bytes32[] calldata startProof,
         bytes32 endHash,
         bytes32[] calldata endProof
     ) external onlyDelegated {
-        Task storage t = _task(id);
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Verified);
         if (t.accepted) revert WrongVerdict(id, true);
         if (msg.sender != t.solver) revert NotSolver(id, msg.sender);
@@ -170,6 +177,7 @@ contract TaskMarketDisputes is TaskMarketBase {
         t.disputeFiled = true;
         t.rejectStartHash = startHash;
         t.rejectEndHash = endHash;
+        _save(id, t);
         emit RejectionDisputed(id, msg.sender);
     }
 
@@ -183,11 +191,15 @@ contract TaskMarketDisputes is TaskMarketBase {
     ///         slashed (winner: the first catcher), one that rejected is unlocked; deposits are unlocked; the
     ///         honest proof replaces the published one and the task is Committed again for a fresh verification,
     ///         the old verifier barred. The solver keeps its stake locked and is not penalised.
-    function revealForcedError(uint256 id, bytes32 secret, bytes32 seed, bytes32 honestRoot, bytes32 honestManifestHash)
-        external
-        onlyDelegated
-    {
-        Task storage t = _task(id);
+    function revealForcedError(
+        uint256 id,
+        bytes32[] calldata state,
+        bytes32 secret,
+        bytes32 seed,
+        bytes32 honestRoot,
+        bytes32 honestManifestHash
+    ) external onlyDelegated {
+        Task memory t = _open(id, state);
         _requireStatus(id, t, Status.Verified);
         if (msg.sender != t.solver) revert NotSolver(id, msg.sender);
         if (t.forcedRevealed) revert AlreadyRevealed(id);
@@ -214,6 +226,7 @@ contract TaskMarketDisputes is TaskMarketBase {
         // may verify the honest proof (with a single verifier the task would otherwise wait out its deadline).
         if (accepted) _bar(id, verifier);
         _backToCommitted(id, t, honestManifestHash);
+        _save(id, t);
         emit ForcedErrorRevealed(id, catchers, paid);
 
         if (accepted) _slash(id, verifier, verifierLocked, catchers.length == 0 ? address(0) : catchers[0]);
@@ -234,13 +247,13 @@ contract TaskMarketDisputes is TaskMarketBase {
     ///         Submitted (nobody claimed it; a task with a parent: see the contract's notes on deadlines).
     ///         Committed (no verifier): the solver's stake is unlocked. Verifying (no verdict): the solver's stake
     ///         is unlocked and the verifier's slashed (no winner).
-    function expire(uint256 id) external onlyDelegated {
-        Task storage t = _task(id);
+    function expire(uint256 id, bytes32[] calldata state) external onlyDelegated {
+        Task memory t = _open(id, state);
         Status from = t.status;
         if (from != Status.Submitted && from != Status.Claimed && from != Status.Committed && from != Status.Verifying) {
             revert NotExpirable(id, from);
         }
-        uint64 deadline = from == Status.Submitted ? _claimDeadline(t) : t.deadline;
+        uint64 deadline = from == Status.Submitted ? _claimDeadline(t, _openParent(t, state)) : t.deadline;
         if (block.timestamp <= deadline) revert DeadlineNotReached(id, deadline);
         address solver = t.solver;
         uint256 solverLocked = t.solverLocked;
@@ -249,6 +262,7 @@ contract TaskMarketDisputes is TaskMarketBase {
             uint256 slashed = solverLocked * config.marketParams().timeoutSlashBps / BPS;
             emit ClaimTimedOut(id, solver, slashed);
             _reopen(id, t);
+            _save(id, t);
             _slash(id, solver, slashed, address(0));
             if (solverLocked != slashed) registry.unlock(solver, solverLocked - slashed);
             return;
@@ -256,6 +270,7 @@ contract TaskMarketDisputes is TaskMarketBase {
 
         uint256 refunded = t.escrow;
         t.status = Status.Expired;
+        _save(id, t);
         totalEscrow -= uint128(refunded);
         emit TaskExpired(id, from, refunded);
 

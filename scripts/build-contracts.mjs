@@ -30,33 +30,6 @@ const quiet = process.argv.includes('--quiet')
 
 class BuildError extends Error {}
 
-/**
- * TaskMarketBase clears an attempt's fields with a loop over the Task struct's slots (`_clearAttemptSlots`), from
- * the slot of `solver` up to that of `solverReward` (the rewards are never stored, and the last fields): its two
- * constants must match the compiler's layout, or a reopened task would keep a field of its last attempt. The build
- * checks them.
- */
-const TASK_LAYOUT = {unit: 'contracts/TaskMarketBase.sol', contract: 'TaskMarketBase', struct: 'Task', firstAttemptField: 'solver', unstoredFrom: 'solverReward'}
-
-function checkTaskLayout(output, sources) {
-  const layout = output.contracts?.[TASK_LAYOUT.unit]?.[TASK_LAYOUT.contract]?.storageLayout
-  const struct = Object.values(layout?.types ?? {}).find((type) => type.label === `struct ${TASK_LAYOUT.contract}.${TASK_LAYOUT.struct}`)
-  if (!struct) throw new BuildError(`no storage layout for ${TASK_LAYOUT.contract}.${TASK_LAYOUT.struct}`)
-  const members = struct.members.map((member) => ({...member, slot: Number(member.slot)}))
-  const slotOf = (label) => members.find((member) => member.label === label)?.slot
-  const first = slotOf(TASK_LAYOUT.firstAttemptField)
-  const end = slotOf(TASK_LAYOUT.unstoredFrom)
-  // Nothing but the unstored rewards may sit at or after `end`.
-  const after = members.filter((member) => member.slot >= end && !['solverReward', 'verifierReward'].includes(member.label)).map((member) => member.label)
-  const source = sources[TASK_LAYOUT.unit].content
-  const constant = (name) => Number(new RegExp(`\\b${name}\\s*=\\s*(\\d+)`).exec(source)?.[1])
-  if (constant('ATTEMPT_SLOTS_FROM') !== first || constant('ATTEMPT_SLOTS_END') !== end || after.length > 0) {
-    throw new BuildError(
-      `${TASK_LAYOUT.unit}: ATTEMPT_SLOTS_FROM must be ${first} (the slot of ${TASK_LAYOUT.firstAttemptField}) and ATTEMPT_SLOTS_END ${end} (the slot of ${TASK_LAYOUT.unstoredFrom}), with only the rewards from there on; they are ${constant('ATTEMPT_SLOTS_FROM')} and ${constant('ATTEMPT_SLOTS_END')}${after.length > 0 ? `, and ${after.join(', ')} follow the rewards` : ''}`,
-    )
-  }
-}
-
 /** Source unit name for a file under the repository root, with forward slashes (what solc expects). */
 function unitName(absolutePath) {
   return relative(root, absolutePath).split(sep).join('/')
@@ -106,7 +79,6 @@ function compile(sources) {
       optimizer: {enabled: true, runs: OPTIMIZER_RUNS},
       outputSelection: {
         '*': {'*': ['abi', 'evm.bytecode.object']},
-        [TASK_LAYOUT.unit]: {[TASK_LAYOUT.contract]: ['abi', 'evm.bytecode.object', 'storageLayout']},
       },
     },
   }
@@ -138,7 +110,6 @@ function main() {
   const started = Date.now()
   const sources = readSources()
   const output = compile(sources)
-  checkTaskLayout(output, sources)
 
   /** @type {string[]} */
   const names = []

@@ -4,7 +4,8 @@ import {taskMarketAbi} from '../chain/generated/index.js'
 import {type ChallengeClaim, challengeCommitment, challengeSalt, sealClaim} from './challengeCommitment.js'
 import type {SignedConnection} from './connect.js'
 import type {TransactionErrorType} from './errors.js'
-import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
+import type {TransactionResult} from './sendContractTransaction.js'
+import {sendMarketTransaction} from './sendMarketTransaction.js'
 import type {Task} from './types.js'
 
 export type CommitChallengeParameters = {task: Pick<Task, 'id' | 'verdictBlock'>; claim: ChallengeClaim}
@@ -23,12 +24,11 @@ export type CommitChallengeErrorType = TransactionErrorType
  */
 export async function commitChallenge(connection: SignedConnection, {task, claim}: CommitChallengeParameters): Promise<CommitChallengeReturnType> {
   const salt = await challengeSalt(connection, task)
-  const transaction = await sendContractTransaction(connection, {
-    address: connection.contracts.market,
-    abi: taskMarketAbi,
-    functionName: 'commitChallenge',
-    args: [task.id, challengeCommitment(task.id, connection.account.address, claim, salt), sealClaim(claim, salt)],
-  })
+  const transaction = await sendMarketTransaction(connection, 'commitChallenge', [
+    task.id,
+    challengeCommitment(task.id, connection.account.address, claim, salt),
+    sealClaim(claim, salt),
+  ])
   const [committed] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'ChallengeCommitted'})
   return {...transaction, index: committed ? BigInt(committed.args.index) : -1n}
 }

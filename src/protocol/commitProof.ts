@@ -44,8 +44,10 @@ export function commitProof(connection: SignedConnection, {taskId, ...commitment
     commitment.checkpointInterval,
     commitment.totalSteps,
     commitment.sealedHonest,
-    commitment.start?.startCheckpoint ?? ZERO_HASH,
-    commitment.start?.startProof ?? [],
-    commitment.start?.parentFinalProof ?? [],
+    {
+      checkpoint: commitment.start?.startCheckpoint ?? ZERO_HASH,
+      proof: commitment.start?.startProof ?? [],
+      parentFinalProof: commitment.start?.parentFinalProof ?? [],
+    },
   ])
 }

@@ -3,7 +3,8 @@ import {type Address, parseEventLogs, type TransactionReceipt} from 'viem'
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {SignedConnection} from './connect.js'
 import {MissingEventError, type TransactionErrorType} from './errors.js'
-import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
+import type {TransactionResult} from './sendContractTransaction.js'
+import {sendMarketTransaction} from './sendMarketTransaction.js'
 import {type TaskStatus, taskStatuses} from './types.js'
 
 /** What `expire` did, read from its events. */
@@ -28,7 +29,7 @@ export type ExpireTaskErrorType = TransactionErrorType | MissingEventError
  * @throws {@link MissingEventError} when the receipt has neither a TaskExpired nor a ClaimTimedOut event
  */
 export async function expireTask(connection: SignedConnection, {taskId}: ExpireTaskParameters): Promise<ExpireTaskReturnType> {
-  const transaction = await sendContractTransaction(connection, {address: connection.contracts.market, abi: taskMarketAbi, functionName: 'expire', args: [taskId]})
+  const transaction = await sendMarketTransaction(connection, 'expire', [taskId])
   return {...transaction, outcome: expireOutcome(transaction.receipt)}
 }
 

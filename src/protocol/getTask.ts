@@ -1,6 +1,6 @@
-import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {type ChainError, type ContractRevertError, toProtocolError, UnexpectedChainValueError} from './errors.js'
+import {readMarket} from './readMarket.js'
 import {readUnstoredFields} from './readUnstoredFields.js'
 import {type Task, taskStatuses} from './types.js'
 
@@ -20,12 +20,7 @@ export type GetTaskErrorType = ContractRevertError | ChainError | UnexpectedChai
  */
 export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Connection, 'deployBlock'>>, {taskId: id}: GetTaskParameters): Promise<GetTaskReturnType> {
   try {
-    const raw = await connection.publicClient.readContract({
-      address: connection.contracts.market,
-      abi: taskMarketAbi,
-      functionName: 'getTask',
-      args: [id],
-    })
+    const raw = await readMarket(connection, 'getTask', [id])
     const status = taskStatuses[Number(raw.status)]
     if (!status) throw new UnexpectedChainValueError(`getTask failed: unknown task status ${raw.status}`)
     const unstored = await readUnstoredFields(connection, {

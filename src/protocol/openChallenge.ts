@@ -5,7 +5,8 @@ import {type ChallengeClaim, challengeSalt} from './challengeCommitment.js'
 import type {SignedConnection} from './connect.js'
 import type {TransactionErrorType} from './errors.js'
 import {segmentProof} from './segmentProof.js'
-import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
+import type {TransactionResult} from './sendContractTransaction.js'
+import {sendMarketTransaction} from './sendMarketTransaction.js'
 import type {Task} from './types.js'
 
 export type OpenChallengeParameters = {task: Pick<Task, 'id' | 'manifestHash' | 'proofRoot' | 'verdictBlock'>; claim: ChallengeClaim}
@@ -23,12 +24,16 @@ export type OpenChallengeErrorType = TransactionErrorType
  */
 export async function openChallenge(connection: SignedConnection, {task, claim}: OpenChallengeParameters): Promise<OpenChallengeReturnType> {
   const [proof, salt] = await Promise.all([segmentProof(connection.store, task, claim.segment), challengeSalt(connection, task)])
-  const transaction = await sendContractTransaction(connection, {
-    address: connection.contracts.market,
-    abi: taskMarketAbi,
-    functionName: 'openChallenge',
-    args: [task.id, claim.segment, claim.claimedEndHash, salt, proof.startHash, proof.startProof, proof.endHash, proof.endProof],
-  })
+  const transaction = await sendMarketTransaction(connection, 'openChallenge', [
+    task.id,
+    claim.segment,
+    claim.claimedEndHash,
+    salt,
+    proof.startHash,
+    proof.startProof,
+    proof.endHash,
+    proof.endProof,
+  ])
   const [queued] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'ChallengeQueued'})
   return {...transaction, index: queued ? BigInt(queued.args.index) : -1n}
 }

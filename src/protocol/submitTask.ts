@@ -10,7 +10,8 @@ import type {SignedConnection} from './connect.js'
 import {MissingEventError, type TransactionErrorType, UnexpectedChainValueError} from './errors.js'
 import {getMarketParams} from './getMarketParams.js'
 import {getWorkTable} from './getWorkTable.js'
-import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
+import type {TransactionResult} from './sendContractTransaction.js'
+import {sendMarketTransaction} from './sendMarketTransaction.js'
 
 export type SubmitTaskResult = {
   taskId: bigint
@@ -61,13 +62,7 @@ export async function submitTask(connection: SignedConnection, {spec, ...options
   const specHash = hashSpec(spec)
   const stored = await connection.store.put(canonicalSpecBytes(spec))
   if (stored !== specHash) throw new UnexpectedChainValueError(`spec stored under ${stored}, expected ${specHash}`)
-  const transaction = await sendContractTransaction(connection, {
-    address: connection.contracts.market,
-    abi: taskMarketAbi,
-    functionName: 'submitTask',
-    args: [specHash, workUnits, maxSteps, maxPrice, parentId],
-    value: escrow,
-  })
+  const transaction = await sendMarketTransaction(connection, 'submitTask', [specHash, workUnits, maxSteps, maxPrice, parentId], escrow)
   const [submitted] = parseEventLogs({abi: taskMarketAbi, logs: transaction.receipt.logs, eventName: 'TaskSubmitted'})
   if (!submitted) throw new MissingEventError('submitTask mined without a TaskSubmitted event')
   return {taskId: submitted.args.id, specHash, escrow, workUnits, maxSteps, maxPrice, parentId, transaction}

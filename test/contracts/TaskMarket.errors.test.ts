@@ -27,6 +27,7 @@ import {
   testOffer,
   useChain,
   write,
+  readMarket,
 } from './helpers/chain.js'
 import {
   challengeCommitArgs,
@@ -226,9 +227,9 @@ describe('TaskMarket errors (on anvil)', () => {
     it('getTask, challengesOf and forcedErrorOf revert TaskNotFound', async () => {
       // Each call is made only when awaited: an eager rejected promise would surface as an uncaught error.
       for (const call of [
-        () => ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'getTask', args: [1n]}),
+        () => readMarket(ctx, 'getTask', [1n]),
         () => ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'challengesOf', args: [1n]}),
-        () => ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'forcedErrorOf', args: [1n, defaultSecret]}),
+        () => readMarket(ctx, 'forcedErrorOf', [1n, defaultSecret]),
       ]) {
         await expectRevert(call(), 'TaskNotFound', [1n])
       }
@@ -849,8 +850,7 @@ describe('TaskMarket errors (on anvil)', () => {
   })
 
   describe('forcedErrorOf', () => {
-    const forcedErrorOf = (id: bigint, secret: Hex) =>
-      ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'forcedErrorOf', args: [id, secret]})
+    const forcedErrorOf = (id: bigint, secret: Hex) => readMarket(ctx, 'forcedErrorOf', [id, secret])
     it('reverts InvalidSecret(id) for a secret that does not open secretHash', async () => {
       const id = await taskAt(ctx, 'Claimed')
       await ctx.test.mine({blocks: 2})
@@ -889,7 +889,7 @@ describe('TaskMarket errors (on anvil)', () => {
     await marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, zeroHash], {address: deployed.market})
     assert.equal((await getTask(ctx, id, deployed.market)).solverLocked, 7n)
     await expectRevert(
-      ctx.publicClient.readContract({address: deployed.market, abi: taskMarketAbi, functionName: 'getTask', args: [2n]}),
+      readMarket(ctx, 'getTask', [2n], deployed.market),
       'TaskNotFound',
       [2n],
     )

@@ -18,6 +18,7 @@ import {
   registryWrite,
   stakeOf,
   useChain,
+  readMarket,
 } from './helpers/chain.js'
 import {
   clearedAttempt,
@@ -48,8 +49,7 @@ describe('TaskMarket lifecycle (on anvil)', () => {
   const ctx = useChain({stake: parseEther('20')})
   const read = <const fn extends 'registry' | 'treasury' | 'config' | 'game' | 'owner' | 'taskCount' | 'totalEscrow' | 'jackpot'>(functionName: fn) =>
     ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName})
-  const forcedErrorOf = (id: bigint, secret = defaultSecret) =>
-    ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'forcedErrorOf', args: [id, secret]})
+  const forcedErrorOf = (id: bigint, secret = defaultSecret) => readMarket(ctx, 'forcedErrorOf', [id, secret])
 
   it('exposes its wiring', async () => {
     assert.equal(getAddress(await read('registry')), getAddress(ctx.system.registry))

@@ -8,6 +8,7 @@ import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, task
 import {createClients, type GensynPublicClient} from '../../src/chain/clients.js'
 import {merkleProof} from '../../src/ml/checkpoint/merkle.js'
 import {readUnstoredFields, type ReadUnstoredFieldsParameters, type ReadUnstoredFieldsReturnType} from '../../src/protocol/readUnstoredFields.js'
+import {chainStates, NO_STATE, withTaskState} from '../../src/protocol/taskState.js'
 import {receiptOf, snapshotChain, TEST_PRICE, useChain} from './helpers/chain.js'
 import {fixture} from './helpers/compileFixtures.js'
 import {
@@ -229,6 +230,8 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
      */
     readonly unstored = new Map<bigint, ReadUnstoredFieldsReturnType>()
     readonly unstoredTouched = new Set<bigint>()
+    /** Each task's current state, as its last TaskState event says: what every market call passes (taskState.ts). */
+    readonly states = new Map<bigint, Hex[]>()
     /** The reader's own client: it remembers what it read, and the chain is reverted between sequences. */
     reader?: GensynPublicClient
     params: ProtocolParams = {...defaultProtocolParams}
@@ -243,12 +246,23 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       this.taskCount = await read(ctx.system.market, taskMarketAbi, 'taskCount', [])
       this.params = (await read(ctx.system.config, protocolConfigAbi, 'params', [])) as ProtocolParams
       this.marketParams = (await read(ctx.system.config, protocolConfigAbi, 'marketParams', [])) as MarketParams
-      for (let id = 1n; id <= this.taskCount; id++) this.escrows.set(id, ((await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {escrow: bigint}).escrow)
+      const onChain = chainStates({client: ctx.serialClient, market: ctx.system.market})
+      for (let id = 1n; id <= this.taskCount; id++) this.states.set(id, await onChain(id))
+      for (let id = 1n; id <= this.taskCount; id++) this.escrows.set(id, ((await this.readMarket('getTask', [id])) as {escrow: bigint}).escrow)
+    }
+
+    /** The market's state of `id` as the events told this run (no state for an id no task has). */
+    readonly stateOf = async (id: bigint): Promise<Hex[]> => this.states.get(id) ?? [...NO_STATE]
+
+    /** One of the market's views, with the task's state in place. */
+    async readMarket(functionName: string, args: readonly unknown[]): Promise<any> {
+      return read(ctx.system.market, taskMarketAbi, functionName, await withTaskState(this.stateOf, functionName, args))
     }
 
     report() {
       const {abi} = fixture('MarketLens')
-      return read(lens, abi, 'report', [ctx.system.registry, ctx.system.market, contracts, accounts]) as Promise<{
+      const states = Array.from({length: this.states.size}, (_, i) => this.states.get(BigInt(i + 1)) ?? [...NO_STATE])
+      return read(lens, abi, 'report', [ctx.system.registry, ctx.system.market, contracts, accounts, states]) as Promise<{
         totalEther: bigint
         registryBalance: bigint
         totalStaked: bigint
@@ -310,7 +324,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       this.reader ??= (await createClients({rpcUrl: ctx.anvil.rpcUrl, chainId: ctx.anvil.chainId, batch: false})).publicClient
       for (const id of this.unstoredTouched) {
         // The view's blocks are uint40 (numbers to viem): the reader takes bigints.
-        const stored = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as Omit<ReadUnstoredFieldsParameters, 'taskId'>
+        const stored = (await this.readMarket('getTask', [id])) as Omit<ReadUnstoredFieldsParameters, 'taskId'>
         const reader = {publicClient: this.reader, contracts: {market: ctx.system.market, registry: ctx.system.registry}}
         const fields = await readUnstoredFields(reader, {...stored, taskId: id, commitBlock: BigInt(stored.commitBlock), verdictBlock: BigInt(stored.verdictBlock)})
         assert.deepEqual(fields, this.unstored.get(id), `${where}: task ${id}'s unstored fields as read are not the events'`)
@@ -342,13 +356,14 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     // ---------------------------------------------------------------- sending
 
     /** The refusing contract calls the market (its owner, the submitter, sends the call and any value). */
-    viaRefuser(functionName: string, args: readonly unknown[], value = 0n): Promise<boolean> {
-      const data = encodeFunctionData({abi: taskMarketAbi, functionName, args} as never)
+    async viaRefuser(functionName: string, args: readonly unknown[], value = 0n): Promise<boolean> {
+      const data = encodeFunctionData({abi: taskMarketAbi, functionName, args: await withTaskState(this.stateOf, functionName, args)} as never)
       return this.send(refuser.owner.address, refuser.address, fixture('ProxyActor').abi as Abi, 'exec', [ctx.system.market, value, data], value)
     }
 
     async send(from: Address, to: Address, abi: Abi, functionName: string, args: readonly unknown[], value = 0n): Promise<boolean> {
-      const data = encodeFunctionData({abi, functionName, args} as never)
+      const withState = abi === taskMarketAbi ? await withTaskState(this.stateOf, functionName, args) : args
+      const data = encodeFunctionData({abi, functionName, args: withState} as never)
       // eth_sendTransactionSync (EIP-7966, anvil 1.7) answers with the receipt once mined: no receipt polls, which
       // were 1.7 calls a transaction (anvil mines after it answers eth_sendTransaction).
       type Receipt = {status: Hex; gasUsed: Hex; effectiveGasPrice: Hex; logs: never[]}
@@ -371,6 +386,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         this.events.set(log.eventName, (this.events.get(log.eventName) ?? 0) + 1)
         if (getAddress(log.address) !== getAddress(ctx.system.market)) continue
         const args = log.args
+        if (log.eventName === 'TaskState') this.states.set(args.id as bigint, [...(args.state as Hex[])])
         this.foldUnstored(log.eventName, args)
         // The hostile submitter's refunds: proof that settlements and expiries went through past it.
         if (log.eventName === 'Credited' && getAddress(args.account as Address) === refuser.address) {
@@ -613,7 +629,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
       const disputes = (await read(ctx.system.game, pinpointGameAbi, 'disputeCount', [])) as bigint
       const disputeId = disputes === 0n ? 0n : 1n + (BigInt(a) % disputes)
       const draws = async () => {
-        const t = (await read(ctx.system.market, taskMarketAbi, 'getTask', [id])) as {attempts: number; claimBlock: bigint; commitBlock: bigint; seed: Hex; verifier: Address}
+        const t = (await this.readMarket('getTask', [id])) as {attempts: number; claimBlock: bigint; commitBlock: bigint; seed: Hex; verifier: Address}
         const [members] = disputeId === 0n ? [[]] : ((await read(ctx.system.game, pinpointGameAbi, 'committeeOf', [disputeId])) as [Address[], number[]])
         // The randomness is not stored: it is the hash of block commitBlock + 1 while a verifier holds the task.
         const randomness = t.verifier === zeroAddress ? undefined : `${t.attempts}:${t.verifier}:${t.commitBlock}`
@@ -641,7 +657,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         ['openChallenge', [id, segment, label('junk'), testSalt, proof.checkpoints[segment], merkleProof(proof.checkpoints, segment), proof.checkpoints[segment + 1] ?? zeroHash, []]],
         ['disputeRejection', [id, zeroHash, [], zeroHash, []]],
         ['revealForcedError', [id, label('wrong secret'), label('seed'), label('root'), label('manifest')]],
-        ['commitProof', [id, proof.root, proof.manifest, proof.count, proof.interval, proof.totalSteps, zeroHash, zeroHash, [], []]],
+        ['commitProof', [id, proof.root, proof.manifest, proof.count, proof.interval, proof.totalSteps, zeroHash, {checkpoint: zeroHash, proof: [], parentFinalProof: []}]],
       ]
       const [fn, args] = calls[c % calls.length]!
       await this.market(who, fn, args)
@@ -650,7 +666,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     /** The natural next move of task `id`, with random choices. */
     async step(id: bigint, a: number, b: number, c: number): Promise<void> {
       const {actors, extra} = ctx
-      const t = await read(ctx.system.market, taskMarketAbi, 'getTask', [id])
+      const t = await this.readMarket('getTask', [id])
       const head = this.head
       const solvers = [actors.solver.address, extra.solver2.address]
       const verifiers = [actors.verifier.address, actors.verifier2.address]
@@ -665,7 +681,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         case Status.Claimed: {
           if (head <= BigInt(t.claimBlock) + 1n) return void (await mine(1n))
           const secret = this.secrets.get(id) ?? zeroHash
-          const forced = await read(ctx.system.market, taskMarketAbi, 'forcedErrorOf', [id, secret]).catch(() => false)
+          const forced = await this.readMarket('forcedErrorOf', [id, secret]).catch(() => false)
           // The whole range most of the time, or an early stop, or (rarely) one step too many.
           const totalSteps = b % 3 === 0 ? 1n + (BigInt(c) % t.maxSteps) : b % 17 === 0 ? t.maxSteps + 1n : t.maxSteps
           const interval = BigInt(1 + (c % 5))
@@ -687,9 +703,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
             interval,
             totalSteps,
             sealOf(honest, secret),
-            start.checkpoint,
-            start.proof,
-            start.parentFinalProof,
+            {checkpoint: start.checkpoint, proof: start.proof, parentFinalProof: start.parentFinalProof},
           ])
           if (ok) this.proofs.set(id, {published, honest, forced})
           return
@@ -768,7 +782,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
     async finalProof(id: bigint): Promise<Proof | undefined> {
       const model = this.proofs.get(id)
       if (!model) return undefined
-      const t = await read(ctx.system.market, taskMarketAbi, 'getTask', [id])
+      const t = await this.readMarket('getTask', [id])
       return t.proofRoot === model.honest.root ? model.honest : model.published
     }
 

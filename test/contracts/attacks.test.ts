@@ -4,7 +4,7 @@ import {type Hex, parseEther} from 'viem'
 
 import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
 import {protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
-import {bookWrite, configWrite, expectRevert, getTask, marketWrite, mineAt, readTask, snapshotChain, stakeOf, type TxResult, useChain} from './helpers/chain.js'
+import {bookWrite, configWrite, expectRevert, getTask, marketWrite, mineAt, readMarket, readTask, snapshotChain, stakeOf, type TxResult, useChain} from './helpers/chain.js'
 import {
   challengeCommitArgs,
   commitArgs,
@@ -83,7 +83,7 @@ describe('attacks on the market (on anvil)', () => {
       // The attacker tries block after block for the coin it wants, committing the moment it comes up.
       for (let block = 0; block < 8; block++) {
         await expectRevert(
-          ctx.publicClient.readContract({address: ctx.system.market, abi: taskMarketAbi, functionName: 'forcedErrorOf', args: [id, defaultSecret]}),
+          readMarket(ctx, 'forcedErrorOf', [id, defaultSecret]),
           'RandomnessExpired',
           [id, claimBlock + 257n],
         )

@@ -1,10 +1,10 @@
 import {type Hex, zeroHash} from 'viem'
 
-import {taskMarketAbi} from '../../chain/generated/index.js'
 import {BaseError} from '../../errors/base.js'
 import {toProtocolError} from '../../protocol/errors.js'
 import {getTask} from '../../protocol/getTask.js'
 import {forcedErrorCoin} from '../../protocol/marketActions.js'
+import {readMarket} from '../../protocol/readMarket.js'
 import type {Task} from '../../protocol/types.js'
 import type {SolverRun} from './types.js'
 import {warnOnce} from './warnOnce.js'
@@ -23,7 +23,7 @@ export async function tossCoin(run: SolverRun, task: Task, secret: Hex | undefin
   const forced = forcedErrorCoin({secret, seed, forcedErrorBps: task.forcedErrorBps})
   let onChain: boolean
   try {
-    onChain = await connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'forcedErrorOf', args: [task.id, secret]})
+    onChain = await readMarket(connection, 'forcedErrorOf', [task.id, secret])
   } catch (error) {
     throw toProtocolError('forcedErrorOf', error)
   }

@@ -25,6 +25,8 @@ import {createClients, type GensynPublicClient, type GensynWalletClient} from '.
 import {type DeployParams, deployContracts, type ResolvedDeployParams} from '../../../src/chain/deployContracts.js'
 import {waitForReceipt} from '../../../src/chain/waitForReceipt.js'
 import {getTask as readProtocolTask} from '../../../src/protocol/getTask.js'
+import {readMarket as readMarketView} from '../../../src/protocol/readMarket.js'
+import {chainStates, withTaskState} from '../../../src/protocol/taskState.js'
 import {
   pinpointGameAbi,
   protocolConfigAbi,
@@ -303,6 +305,17 @@ export async function deployMarket(ctx: Chain, registry: Address, options: {wire
 
 type WriteFunction<abi extends Abi> = ContractFunctionName<abi, 'nonpayable' | 'payable'>
 type WriteArgs<abi extends Abi, fn extends WriteFunction<abi>> = ContractFunctionArgs<abi, 'nonpayable' | 'payable', fn>
+/**
+ * A market call's arguments as the tests name them: the task's id without its state, which `write` reads from the
+ * chain and puts in place (src/protocol/taskState.ts); `submitTask` without its parent's state.
+ */
+export type MarketArgs<fn extends WriteFunction<typeof taskMarketAbi>> = fn extends 'submitTask'
+  ? WriteArgs<typeof taskMarketAbi, fn> extends readonly [...infer Head, unknown]
+    ? readonly [...Head]
+    : never
+  : WriteArgs<typeof taskMarketAbi, fn> extends readonly [infer Id, readonly Hex[], ...infer Rest]
+    ? readonly [Id, ...Rest]
+    : WriteArgs<typeof taskMarketAbi, fn>
 type WriteOptions = {value?: bigint; gas?: bigint; address?: Address}
 
 export type Event = {eventName: string; address: Address; args: Record<string, unknown>}
@@ -402,7 +415,7 @@ export function marketWrite<fn extends WriteFunction<typeof taskMarketAbi>>(
   ctx: Chain,
   actor: Actor,
   functionName: fn,
-  args: WriteArgs<typeof taskMarketAbi, fn>,
+  args: MarketArgs<fn>,
   options: WriteOptions = {},
 ): Promise<TxResult> {
   return write(ctx, actor, options.address ?? ctx.system.market, taskMarketAbi, functionName, args as readonly unknown[], options)
@@ -427,7 +440,10 @@ export async function write(
   const contracts = ctx.systems.flatMap(systemContracts)
   const accounts = [...new Set([...ctx.tracked, ...contracts].map((a) => getAddress(a)))]
   const before = await balances(ctx, accounts)
-  const call = {address, abi: [...abi, ...allErrorsAbi], functionName, args, value: options.value}
+  // The disputes contract runs on the market's storage: a direct call to it takes the market's task states too.
+  const market = abi === taskMarketAbi ? address : abi === taskMarketDisputesAbi ? ctx.system.market : undefined
+  const withState = market ? await withTaskState(chainStates({client: ctx.publicClient, market}), functionName, args) : args
+  const call = {address, abi: [...abi, ...allErrorsAbi], functionName, args: withState, value: options.value}
   // Same padding as src/protocol/sendContractTransaction.ts: anvil's estimate can leave the market's inner
   // call to the registry short of gas, and the mined transaction then reverts out of gas.
   const gas = options.gas ?? ((await ctx.publicClient.estimateContractGas({...call, account: actor.wallet.account} as never)) * 5n) / 4n
@@ -458,8 +474,9 @@ export async function write(
   }
   for (const event of allEvents) if (event.eventName === 'OfferSet') ctx.offerers.add(getAddress(event.args.solver as Address))
   // Credits are asserted through `flows` (a credit is its recipient's money), so `events` leaves them out with
-  // the book's; `allEvents` has them.
-  const events = allEvents.filter((event) => !BOOK_EVENTS.has(event.eventName) && event.eventName !== 'Credited')
+  // the book's, and the task's new state (TaskState: the plumbing of every call that changes a task, which the
+  // next call reads); `allEvents` has them.
+  const events = allEvents.filter((event) => !BOOK_EVENTS.has(event.eventName) && event.eventName !== 'Credited' && event.eventName !== 'TaskState')
   return {receipt, gasPaid, flows, events, allEvents}
 }
 
@@ -558,9 +575,7 @@ async function checkBook(ctx: Chain, market: Address, book: Address): Promise<vo
     ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'taskCount'}),
     ctx.publicClient.readContract({address: book, abi: solverBookAbi, functionName: 'demand'}),
   ])
-  const tasks = await Promise.all(
-    Array.from({length: Number(count)}, (_, i) => ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [BigInt(i + 1)]})),
-  )
+  const tasks = await Promise.all(Array.from({length: Number(count)}, (_, i) => readMarket(ctx, 'getTask', [BigInt(i + 1)], market)))
   const weights = tasks.filter((t) => LIVE.has(t.status)).reduce((sum, t) => sum + BigInt(t.demandWeight), 0n)
   assert.equal(demand, weights, `book ${book}: demand != the live tasks' weights of ${market}`)
   const held = new Map<Address, number>()
@@ -621,12 +636,22 @@ export async function stakeOf(ctx: Chain, account: Address, registry: Address = 
  * and count the tests compute with.
  */
 export async function getTask(ctx: Chain, id: bigint, market: Address = ctx.system.market) {
-  const task = await ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [id]})
+  const task = await readMarket(ctx, 'getTask', [id], market)
   const {claimTimeout, trainingTimeout, verificationTimeout, deadline, claimBlock, commitBlock, totalSteps, checkpointInterval} = task
   return {
     ...task,
     ...mapValues({claimTimeout, trainingTimeout, verificationTimeout, deadline, claimBlock, commitBlock, totalSteps, checkpointInterval}, BigInt),
   }
+}
+
+/** One of the market's views, with the task's state read from its TaskState events (src/protocol/readMarket.ts). */
+export function readMarket<fn extends ContractFunctionName<typeof taskMarketAbi, 'view' | 'pure'>>(
+  ctx: Chain,
+  functionName: fn,
+  args: readonly unknown[],
+  market: Address = ctx.system.market,
+) {
+  return readMarketView({publicClient: ctx.publicClient, contracts: {registry: ctx.system.registry, market}}, functionName, args)
 }
 
 function mapValues<K extends string, V, W>(values: Record<K, V>, map: (value: V) => W): Record<K, W> {

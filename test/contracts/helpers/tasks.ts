@@ -4,6 +4,7 @@ import {type Address, zeroAddress, encodeAbiParameters, encodeFunctionData, getA
 
 import {roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../../src/chain/generated/index.js'
 import {merkleProof, merkleRoot} from '../../../src/ml/checkpoint/merkle.js'
+import {chainStates, withTaskState} from '../../../src/protocol/taskState.js'
 import type {MarketParams, WorkTableParams} from '../../../src/chain/deployContracts.js'
 import {type Actor, backedCapacity, bookWrite, type Chain, configWrite, getTask, marketWrite, readTask, receiptOf, registryWrite, TEST_PRICE, testOffer, type TxResult, write} from './chain.js'
 import {fixture} from './compileFixtures.js'
@@ -274,9 +275,7 @@ export function commitArgs(id: bigint, published: Proof = proof, honest: Proof =
     published.interval,
     published.totalSteps,
     sealOf(honest, secret),
-    start.checkpoint,
-    start.proof,
-    start.parentFinalProof,
+    {checkpoint: start.checkpoint, proof: start.proof, parentFinalProof: start.parentFinalProof},
   ] as const
 }
 
@@ -414,7 +413,8 @@ export async function proxyCall(
   args: readonly unknown[],
   value = 0n,
 ): Promise<TxResult> {
-  const data = encodeFunctionData({abi, functionName, args} as never) as Hex
+  const withState = abi === taskMarketAbi ? await withTaskState(chainStates({client: ctx.publicClient, market: target}), functionName, args) : args
+  const data = encodeFunctionData({abi, functionName, args: withState} as never) as Hex
   return write(ctx, proxy.owner, proxy.address, fixture('ProxyActor').abi, 'exec', [target, value, data], {value})
 }
 

@@ -52,7 +52,7 @@ async function postTask(connection: SignedConnection, member: CrowdMember, conte
     address: connection.contracts.market,
     abi: taskMarketAbi,
     functionName: 'submitTask',
-    args: [specHash, workUnits, BigInt(crowd.steps), market.priceCeiling, 0n],
+    args: [specHash, workUnits, BigInt(crowd.steps), market.priceCeiling, 0n, []],
     value: escrowFor(workUnits, market.priceCeiling, market.verifierFeeBps),
   })
 }

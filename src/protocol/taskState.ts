@@ -1,0 +1,137 @@
+import type {Address, Hex, PublicClient} from 'viem'
+
+import {taskMarketAbi} from '../chain/generated/index.js'
+import {getLogsPaged} from '../chain/getLogsPaged.js'
+import {finalityDepth} from './readUnstoredFields.js'
+
+/** Words of a task's state (TaskMarketBase.STATE_WORDS, `_pack`). */
+export const STATE_WORDS = 15
+
+const ZERO_WORD = `0x${'0'.repeat(64)}` as const
+
+/** The state of no task (what the readers answer for an id that has no TaskState event). */
+export const NO_STATE: readonly Hex[] = Array.from({length: STATE_WORDS}, () => ZERO_WORD)
+
+/**
+ * The market functions that take a task's state (docs/market.md, "What a task stores"): the task's id comes first
+ * and its state second; `parent` ones take the parent's state after the task's own when the task has a parent.
+ * `submitTask` takes its parent's state as its last argument.
+ */
+const STATE_ARGUMENT: Record<string, 'task' | 'parent'> = {
+  claimTask: 'parent',
+  commitProof: 'parent',
+  expire: 'parent',
+  claimVerification: 'task',
+  postVerdict: 'task',
+  settle: 'task',
+  fixSeed: 'task',
+  renewRandomness: 'task',
+  commitChallenge: 'task',
+  openChallenge: 'task',
+  disputeRejection: 'task',
+  revealForcedError: 'task',
+  getTask: 'task',
+  forcedErrorOf: 'task',
+}
+
+type StateClient = Pick<PublicClient, 'getContractEvents' | 'getBlockNumber' | 'getBlock'> & {chain?: {id: number} | undefined}
+
+/** Where task states are read: the market's TaskState events from `fromBlock` (its deployment) on. */
+export type TaskStateReader = {client: StateClient; market: Address; fromBlock?: bigint | undefined}
+
+/** Where a caller gets a task's current state: from the chain (`chainStates`), or from a test's own record. */
+export type StateOf = (taskId: bigint) => Promise<Hex[]>
+
+/**
+ * Task `taskId`'s current state: the words of its last TaskState event (`NO_STATE` when it has none, as for an id
+ * no task has, which the market answers with TaskNotFound). Reads every TaskState event from `fromBlock`: for a
+ * chain that a test reverts under its client; a role's reads go through `chainStates`, which remembers.
+ */
+export async function readTaskState({client, market, fromBlock}: TaskStateReader, taskId: bigint): Promise<Hex[]> {
+  const events = await getLogsPaged(client, {fromBlock: fromBlock ?? 0n}, (range) =>
+    client.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskState', args: {id: taskId}, strict: true, ...range}),
+  )
+  const last = events.at(-1)
+  return last ? [...last.args.state] : [...NO_STATE]
+}
+
+type Entry = {state: Hex[]; block: bigint; logIndex: number}
+/** What one client has read of one market's task states: every task's last state in blocks up to `finalTo`. */
+type Scanned = {finalTo: bigint; finalHash: Hex | undefined; final: Map<bigint, Entry>}
+const scannedByClient = new WeakMap<object, Map<Address, Scanned>>()
+
+/**
+ * Task states as the chain has them, remembered per client: each read scans only the TaskState events of the
+ * blocks after the last final one it read (every task's at once), and answers from what it remembers for the rest.
+ * Final means `finalityDepth` blocks deep (every block on a development chain); the remembered blocks are dropped
+ * when the last of them is no longer the chain's (a test that reverted the chain, a reorganisation deeper than that).
+ */
+export function chainStates(reader: TaskStateReader): StateOf {
+  return async (taskId) => {
+    const {client, market} = reader
+    const scanned = await scannedOf(reader)
+    const head = await client.getBlockNumber({cacheTime: 0})
+    const fromBlock = scanned.finalTo + 1n
+    const events =
+      fromBlock > head
+        ? []
+        : await getLogsPaged(client, {fromBlock, toBlock: head}, (range) =>
+            client.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskState', strict: true, ...range}),
+          )
+    const finalEnd = head - finalityDepth(client.chain?.id)
+    let young: Entry | undefined
+    for (const event of events) {
+      const entry = {state: [...event.args.state], block: event.blockNumber, logIndex: event.logIndex}
+      if (event.blockNumber <= finalEnd) keepNewer(scanned.final, event.args.id, entry)
+      else if (event.args.id === taskId) young = entry
+    }
+    if (finalEnd > scanned.finalTo) {
+      scanned.finalTo = finalEnd
+      scanned.finalHash = (await client.getBlock({blockNumber: finalEnd})).hash
+    }
+    return [...(young?.state ?? scanned.final.get(taskId)?.state ?? NO_STATE)]
+  }
+}
+
+/** The client's record of the market, reset when its last final block is no longer the chain's. */
+async function scannedOf({client, market, fromBlock}: TaskStateReader): Promise<Scanned> {
+  let markets = scannedByClient.get(client)
+  if (!markets) scannedByClient.set(client, (markets = new Map()))
+  const fresh = (): Scanned => ({finalTo: (fromBlock ?? 0n) - 1n, finalHash: undefined, final: new Map()})
+  const scanned = markets.get(market) ?? fresh()
+  markets.set(market, scanned)
+  if (scanned.finalHash !== undefined) {
+    const block = await client.getBlock({blockNumber: scanned.finalTo}).catch(() => undefined)
+    if (block?.hash !== scanned.finalHash) Object.assign(scanned, fresh())
+  }
+  return scanned
+}
+
+function keepNewer(final: Map<bigint, Entry>, taskId: bigint, entry: Entry): void {
+  const known = final.get(taskId)
+  if (!known || known.block < entry.block || (known.block === entry.block && known.logIndex <= entry.logIndex)) final.set(taskId, entry)
+}
+
+/** The parent's id in a task's state (word 2, bits 128-191). */
+export function parentIdOf(state: readonly Hex[]): bigint {
+  return (BigInt(state[2] ?? ZERO_WORD) >> 128n) & ((1n << 64n) - 1n)
+}
+
+/**
+ * `args` of a market call as its caller names them (the task's id first, no state) with the task's current state
+ * put where the market takes it, and its parent's after it where the call needs the parent. Calls that take no
+ * state are returned as they are.
+ */
+export async function withTaskState(stateOf: StateOf, functionName: string, args: readonly unknown[]): Promise<readonly unknown[]> {
+  if (functionName === 'submitTask') {
+    const parentId = BigInt((args[4] as bigint | undefined) ?? 0n)
+    return [...args.slice(0, 5), parentId === 0n ? [] : await stateOf(parentId)]
+  }
+  const kind = STATE_ARGUMENT[functionName]
+  if (!kind) return args
+  const taskId = args[0] as bigint
+  const state = await stateOf(taskId)
+  const parentId = kind === 'parent' ? parentIdOf(state) : 0n
+  const words = parentId === 0n ? state : [...state, ...(await stateOf(parentId))]
+  return [taskId, words, ...args.slice(1)]
+}
