@@ -1,3 +1,5 @@
+import type {PublicClient} from 'viem'
+
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {SignedConnection} from './connect.js'
 import {ContractRevertError} from './errors.js'
@@ -6,22 +8,35 @@ import {chainStates, withTaskState} from './taskState.js'
 
 /** Sends of one call that met a task state another transaction had just replaced (StaleTask) before giving up. */
 const STALE_RETRIES = 3
+/** The longest a stale call waits for the block that carries the other transaction before it is built again. */
+const NEW_HEAD_WAIT_MS = 30_000
 
 /**
  * Sends one TaskMarket call: the shared body of the market's actions. `args` name the task by its id alone: the
  * task's current state (and its parent's, where the call needs it) is read from the chain and put in place
- * (taskState.ts). When another transaction changes the task between that read and this call's block (StaleTask),
- * the call is built again on the new state, so a lost race ends in the market's own error for it (InvalidStatus,
- * say), as it would if the state were stored.
+ * (taskState.ts). When another transaction changes the task first (StaleTask: mined in the same block before this
+ * one, or waiting in the pool when this one is estimated), the call waits for a block after the state it read and
+ * is built again on the new state, so a lost race ends in the market's own error for it (InvalidStatus for a second
+ * claim, say), as it would if the state were stored.
  */
 export async function sendMarketTransaction(connection: SignedConnection, functionName: string, args: readonly unknown[], value?: bigint): Promise<TransactionResult> {
   const states = chainStates({client: connection.publicClient, market: connection.contracts.market, fromBlock: connection.deployBlock})
   for (let attempt = 1; ; attempt++) {
+    const readAt = await connection.publicClient.getBlockNumber({cacheTime: 0})
     const withState = await withTaskState(states, functionName, args)
     try {
       return await sendContractTransaction(connection, {address: connection.contracts.market, abi: taskMarketAbi, functionName, args: withState, ...(value === undefined ? {} : {value})})
     } catch (error) {
       if (!(error instanceof ContractRevertError && error.errorName === 'StaleTask') || attempt >= STALE_RETRIES) throw error
+      await blockAfter(connection.publicClient, readAt)
     }
+  }
+}
+
+/** Resolves once the chain's head is past `block` (or after NEW_HEAD_WAIT_MS: the caller then tries anyway). */
+async function blockAfter(client: PublicClient, block: bigint): Promise<void> {
+  const deadline = Date.now() + NEW_HEAD_WAIT_MS
+  while ((await client.getBlockNumber({cacheTime: 0})) <= block && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, client.pollingInterval))
   }
 }

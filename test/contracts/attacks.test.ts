@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict'
 
-import {type Hex, parseEther} from 'viem'
+import {type Hex, numberToHex, parseEther, zeroHash} from 'viem'
 
 import {defaultProtocolParams} from '../../src/chain/deployContracts.js'
 import {protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
-import {bookWrite, configWrite, expectRevert, getTask, marketWrite, mineAt, readMarket, readTask, snapshotChain, stakeOf, type TxResult, useChain} from './helpers/chain.js'
+import {readTaskState} from '../../src/protocol/taskState.js'
+import {bookWrite, configWrite, expectRevert, getTask, marketWrite, mineAt, readMarket, readTask, snapshotChain, stakeOf, type TxResult, useChain, write} from './helpers/chain.js'
 import {
   challengeCommitArgs,
   commitArgs,
@@ -29,6 +30,7 @@ import {
   toOpenWindow,
   toRevealWindow,
   revealArgs,
+  secretHashOf,
 } from './helpers/tasks.js'
 
 const ether = parseEther
@@ -39,6 +41,57 @@ const ether = parseEther
  */
 describe('attacks on the market (on anvil)', () => {
   const ctx = useChain({stake: ether('5'), disputeActors: true})
+
+  describe('forged and stale task states: the market keeps only a hash of each task, its callers pass the state', () => {
+    /** The market's ABI under another identity: `write` then sends the arguments as given, with no state put in. */
+    const rawMarketAbi = [...taskMarketAbi]
+    const stateOf = (id: bigint) => readTaskState({client: ctx.publicClient, market: ctx.system.market}, id)
+    /** `word` with `bits` bits at `offset` set to `value` (TaskMarketBase._pack's layout). */
+    const withField = (word: Hex, offset: number, bits: number, value: bigint): Hex => {
+      const mask = ((1n << BigInt(bits)) - 1n) << BigInt(offset)
+      return numberToHex((BigInt(word) & ~mask) | (value << BigInt(offset)), {size: 32})
+    }
+    const edit = (state: Hex[], index: number, offset: number, bits: number, value: bigint) =>
+      state.map((word, i) => (i === index ? withField(word, offset, bits, value) : word))
+
+    it('a stranger passes a state naming itself the solver: StaleTask, and the real state does not let it commit either', async () => {
+      const id = await taskAt(ctx, 'Claimed')
+      await ctx.test.mine({blocks: 1})
+      const attacker = ctx.extra.solver2
+      const forged = edit(await stateOf(id), 4, 0, 160, BigInt(attacker.address))
+      const [, ...rest] = commitArgs(id)
+      await expectRevert(write(ctx, attacker, ctx.system.market, rawMarketAbi, 'commitProof', [id, forged, ...rest]), 'StaleTask', [id])
+      await expectRevert(marketWrite(ctx, attacker, 'commitProof', commitArgs(id)), 'NotSolver', [id, attacker.address])
+    })
+
+    it('a solver passes its Committed task as Verified and accepted with its windows past, to be paid before any verdict: StaleTask', async () => {
+      const id = await taskAt(ctx, 'Committed')
+      const state = await stateOf(id)
+      const verified = edit(edit(state, 0, 160, 8, BigInt(Status.Verified)), 0, 168, 8, 1n)
+      await expectRevert(write(ctx, ctx.actors.solver, ctx.system.market, rawMarketAbi, 'settle', [id, verified]), 'StaleTask', [id])
+      assert.equal((await getTask(ctx, id)).status, Status.Committed)
+    })
+
+    it('a second solver replays the state from before the first claim, to claim the task again: StaleTask', async () => {
+      const {id} = await submitTask(ctx)
+      const before = await stateOf(id)
+      await marketWrite(ctx, ctx.actors.solver, 'claimTask', [id, secretHashOf(defaultSecret)])
+      await expectRevert(write(ctx, ctx.extra.solver2, ctx.system.market, rawMarketAbi, 'claimTask', [id, before, zeroHash]), 'StaleTask', [id])
+      assert.equal((await getTask(ctx, id)).solver, ctx.actors.solver.address)
+    })
+
+    it('a child task is claimed with its parent shown Settled while the parent is only Claimed, or with no parent state: StaleTask(parentId)', async () => {
+      const parentId = await taskAt(ctx, 'Claimed')
+      const {id} = await submitTask(ctx, {parentId})
+      const own = await stateOf(id)
+      const parent = await stateOf(parentId)
+      const settled = edit(parent, 0, 160, 8, BigInt(Status.Settled))
+      const claim = (state: Hex[]) => write(ctx, ctx.extra.solver2, ctx.system.market, rawMarketAbi, 'claimTask', [id, state, zeroHash])
+      await expectRevert(claim([...own, ...settled]), 'StaleTask', [parentId])
+      await expectRevert(claim(own), 'StaleTask', [parentId])
+      await expectRevert(marketWrite(ctx, ctx.extra.solver2, 'claimTask', [id, zeroHash]), 'ParentNotSettled', [id, parentId])
+    })
+  })
 
   describe('finding 1: a submitter that cannot take ether tries to lock everyone else', () => {
     it('its refund is credited, not pushed: the task settles and the solver and verifier get their pay and stakes back', async () => {
