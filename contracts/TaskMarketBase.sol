@@ -877,8 +877,10 @@ abstract contract TaskMarketBase {
     /// @dev Task `id`'s state from `state`, whose first STATE_WORDS words must be its current state (`StaleTask`);
     ///      a call that changes the task ends with `_save`.
     function _open(uint256 id, bytes32[] calldata state) internal view returns (Task memory) {
-        if (id == 0 || id > taskCount) revert TaskNotFound(id);
         if (state.length < STATE_WORDS || keccak256(abi.encodePacked(state[:STATE_WORDS])) != _taskHashes[id]) {
+            // An id no task has stores no hash, and no state hashes to 0: which of the two it is only matters for the
+            // error, so the task count is read only here (a cold slot the calls that succeed do not pay for).
+            if (id == 0 || id > taskCount) revert TaskNotFound(id);
             revert StaleTask(id);
         }
         return _unpack(state[:STATE_WORDS]);

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import {type Abi, type Hex, parseEther, parseEventLogs, type TransactionReceipt} from 'viem'
 
 import {taskMarketAbi} from '../../src/chain/generated/index.js'
+import {waitForReceipt} from '../../src/chain/waitForReceipt.js'
 import {type Actor, marketWrite, type TxResult, useChain} from '../../test/contracts/helpers/chain.js'
 import {commitArgs, defaultSecret, defaultTask, driveTask, passWindows, secretHashOf, submitTask, verdictArgs} from '../../test/contracts/helpers/tasks.js'
 
@@ -28,7 +29,7 @@ describe('gas of the honest lifecycle: storage design against a task kept as one
   /** Sends without the helpers' invariant checks, which read tasks with getTask (the prototypes store none). */
   async function send(actor: Actor, functionName: string, args: readonly unknown[], value?: bigint): Promise<Sent> {
     const hash = await actor.wallet.writeContract({address: ctx.system.market, abi, functionName, args, value, gas: 3_000_000n} as never)
-    const receipt = await ctx.publicClient.waitForTransactionReceipt({hash})
+    const receipt = await waitForReceipt(ctx.publicClient, {hash, label: functionName})
     assert.equal(receipt.status, 'success', `${functionName} reverted`)
     return {receipt, events: parseEventLogs({abi, logs: receipt.logs}) as unknown as Sent['events']}
   }

@@ -100,7 +100,7 @@ describe('runSolver in the market (real anvil, real SolverBook)', function () {
       address: submitter.contracts.market,
       abi: taskMarketAbi,
       functionName: 'submitTask',
-      args: [specHash(spec), declared, BigInt(spec.training.steps), maxPrice, 0n],
+      args: [specHash(spec), declared, BigInt(spec.training.steps), maxPrice, 0n, []],
       value: escrowFor(declared, maxPrice, 2000),
     })
     const taskId = (await submitter.publicClient.readContract({address: submitter.contracts.market, abi: taskMarketAbi, functionName: 'taskCount'})) as bigint
