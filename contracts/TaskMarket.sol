@@ -47,6 +47,10 @@ import {TaskMarketBase} from "./TaskMarketBase.sol";
 ///      credit with `withdraw(to)`, so a recipient that rejects ether (a contract without `receive`, one that
 ///      reverts on purpose) blocks only its own withdrawal, never a settlement, an expiry or anyone's stake.
 ///      Jackpot shares are paid into the catchers' registry stake (`depositFor`), so no catcher can block a reveal.
+///
+///      State. A task lives in no storage slot but one hash (TaskMarketBase, `Task`; docs/market.md, "What a task
+///      stores"): every function on a task takes `state`, the 15 words of its last TaskState event (with the parent's
+///      15 after them where the call needs the parent), and reverts `StaleTask` for any other.
 contract TaskMarket is TaskMarketBase {
     /// @notice The code of the actions off the honest path: the challenge-, open- and reveal-window actions
     ///         (commitChallenge, openChallenge, disputeRejection, revealForcedError) and expire, run on this market's storage: the same rules in a second contract, so that each

@@ -32,8 +32,8 @@ describe('protocol: task states read from TaskState events and put in place (rea
     first = requireSigner(await connect({stateDir: devnet.stateDir, account: 2}))
     second = requireSigner(await connect({stateDir: devnet.stateDir, account: 3}))
     for (const solver of [first, second]) {
-      await ensureRegistered(solver, {role: 'solver', tasks: 1})
-      await setOffer(solver, {ask: 1n, capacity: 1})
+      await ensureRegistered(solver, {role: 'solver', tasks: 3})
+      await setOffer(solver, {ask: 1n, capacity: 3})
     }
   })
   after(() => devnet?.stop())
@@ -113,5 +113,20 @@ describe('protocol: task states read from TaskState events and put in place (rea
     assert.notDeepEqual(claimed, submitted)
     assert.deepEqual(claimed, await readTaskState({client: submitter.publicClient, market: submitter.contracts.market}, taskId))
     assert.equal(scans(), afterFirst + 1, 'one scan of the blocks since')
+  })
+
+  it('forgets what it read when the chain it read is reverted under it, and reads the task again', async () => {
+    const {taskId} = await submitTask(submitter, {spec: await loadJobSpec(smokeMlp)})
+    const states = chainStates({client: submitter.publicClient, market: submitter.contracts.market, fromBlock: devnet.deployBlock})
+    const submitted = await states(taskId)
+    const snapshot = await submitter.publicClient.request({method: 'evm_snapshot', params: []} as never)
+    await claimTask(second, {taskId, secretHash: secretHashOf(secret('reverted'))})
+    const claimed = await states(taskId)
+    assert.notDeepEqual(claimed, submitted)
+    await submitter.publicClient.request({method: 'evm_revert', params: [snapshot]} as never)
+    assert.deepEqual(await states(taskId), submitted, 'the state before the reverted claim')
+    // Blocks mined again to past the reverted height: another chain at the same numbers.
+    await submitter.publicClient.request({method: 'anvil_mine', params: ['0x3']} as never)
+    assert.deepEqual(await states(taskId), submitted)
   })
 })

@@ -69,16 +69,16 @@ const scannedByClient = new WeakMap<object, Map<Address, Scanned>>()
 export function chainStates(reader: TaskStateReader): StateOf {
   return async (taskId) => {
     const {client, market} = reader
-    const scanned = await scannedOf(reader)
-    const head = await client.getBlockNumber({cacheTime: 0})
+    const head = await client.getBlock({blockTag: 'latest'})
+    const scanned = await scannedOf(reader, head)
     const fromBlock = scanned.finalTo + 1n
     const events =
-      fromBlock > head
+      fromBlock > head.number
         ? []
-        : await getLogsPaged(client, {fromBlock, toBlock: head}, (range) =>
+        : await getLogsPaged(client, {fromBlock, toBlock: head.number}, (range) =>
             client.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskState', strict: true, ...range}),
           )
-    const finalEnd = head - finalityDepth(client.chain?.id)
+    const finalEnd = head.number - finalityDepth(client.chain?.id)
     let young: Entry | undefined
     for (const event of events) {
       const entry = {state: [...event.args.state], block: event.blockNumber, logIndex: event.logIndex}
@@ -87,23 +87,34 @@ export function chainStates(reader: TaskStateReader): StateOf {
     }
     if (finalEnd > scanned.finalTo) {
       scanned.finalTo = finalEnd
-      scanned.finalHash = (await client.getBlock({blockNumber: finalEnd})).hash
+      scanned.finalHash = finalEnd === head.number ? head.hash : (await client.getBlock({blockNumber: finalEnd})).hash
     }
     return [...(young?.state ?? scanned.final.get(taskId)?.state ?? NO_STATE)]
   }
 }
 
-/** The client's record of the market, reset when its last final block is no longer the chain's. */
-async function scannedOf({client, market, fromBlock}: TaskStateReader): Promise<Scanned> {
+type Head = {number: bigint; hash: Hex; parentHash: Hex}
+
+/**
+ * The client's record of the market, reset when its last final block is no longer the chain's. `head` answers that
+ * without another request when the record ends at the head or just below it (a development chain between two reads).
+ */
+async function scannedOf({client, market, fromBlock}: TaskStateReader, head: Head): Promise<Scanned> {
   let markets = scannedByClient.get(client)
   if (!markets) scannedByClient.set(client, (markets = new Map()))
   const fresh = (): Scanned => ({finalTo: (fromBlock ?? 0n) - 1n, finalHash: undefined, final: new Map()})
   const scanned = markets.get(market) ?? fresh()
   markets.set(market, scanned)
-  if (scanned.finalHash !== undefined) {
-    const block = await client.getBlock({blockNumber: scanned.finalTo}).catch(() => undefined)
-    if (block?.hash !== scanned.finalHash) Object.assign(scanned, fresh())
-  }
+  if (scanned.finalHash === undefined) return scanned
+  const hashAtFinal =
+    head.number === scanned.finalTo
+      ? head.hash
+      : head.number === scanned.finalTo + 1n
+        ? head.parentHash
+        : head.number < scanned.finalTo
+          ? undefined
+          : (await client.getBlock({blockNumber: scanned.finalTo}).catch(() => undefined))?.hash
+  if (hashAtFinal !== scanned.finalHash) Object.assign(scanned, fresh())
   return scanned
 }
 

@@ -575,7 +575,12 @@ async function checkBook(ctx: Chain, market: Address, book: Address): Promise<vo
     ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'taskCount'}),
     ctx.publicClient.readContract({address: book, abi: solverBookAbi, functionName: 'demand'}),
   ])
-  const tasks = await Promise.all(Array.from({length: Number(count)}, (_, i) => readMarket(ctx, 'getTask', [BigInt(i + 1)], market)))
+  // Every task's state from one scan of TaskState (the last event of each id), each decoded by the market.
+  const events = await ctx.publicClient.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskState', fromBlock: 0n, strict: true})
+  const states = new Map(events.map((event) => [event.args.id, [...event.args.state]] as const))
+  const tasks = await Promise.all(
+    Array.from({length: Number(count)}, (_, i) => ctx.publicClient.readContract({address: market, abi: taskMarketAbi, functionName: 'getTask', args: [BigInt(i + 1), states.get(BigInt(i + 1)) ?? []]})),
+  )
   const weights = tasks.filter((t) => LIVE.has(t.status)).reduce((sum, t) => sum + BigInt(t.demandWeight), 0n)
   assert.equal(demand, weights, `book ${book}: demand != the live tasks' weights of ${market}`)
   const held = new Map<Address, number>()
