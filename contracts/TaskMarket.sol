@@ -385,7 +385,9 @@ contract TaskMarket is TaskMarketBase {
         _save(id, t);
     }
 
-    /// @dev One step of `settle` on the task's state `t` (which the caller saves).
+    /// @dev One step of `settle` on the task's state `t` (which the caller saves). The step's calls go to the book, the
+    ///      registry and the game, none of which calls back into the market: nobody can act on the task between those
+    ///      calls and the save.
     function _settleStep(uint256 id, Task memory t) private {
         uint256 disputeId = t.activeDispute;
         if (disputeId != 0) {
