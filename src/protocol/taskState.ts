@@ -44,8 +44,8 @@ export type StateOf = (taskId: bigint) => Promise<Hex[]>
 
 /**
  * Task `taskId`'s current state: the words of its last TaskState event (`NO_STATE` when it has none, as for an id
- * no task has, which the market answers with TaskNotFound). Reads every TaskState event from `fromBlock`: for a
- * chain that a test reverts under its client; a role's reads go through `chainStates`, which remembers.
+ * no task has, which the market answers with TaskNotFound). Reads all of the task's TaskState events from
+ * `fromBlock` and remembers nothing: the reference the tests hold `chainStates` (which remembers) to.
  */
 export async function readTaskState({client, market, fromBlock}: TaskStateReader, taskId: bigint): Promise<Hex[]> {
   const events = await getLogsPaged(client, {fromBlock: fromBlock ?? 0n}, (range) =>
