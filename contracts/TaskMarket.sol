@@ -464,15 +464,10 @@ contract TaskMarket is TaskMarketBase {
         (task.solverReward, task.verifierReward) = _rewards(task);
     }
 
-    /// @notice The hash of task `id`'s current state (0: no such task): keccak256 of its TaskState words.
-    function taskHashOf(uint256 id) external view returns (bytes32) {
-        return _taskHashes[id];
-    }
-
     /// @notice The whistleblower challenges of the task's current verdict, in queue order (cleared when the task
     ///         reopens or goes back to Committed).
     function challengesOf(uint256 id) external view returns (Challenge[] memory) {
-        if (id == 0 || id > taskCount) revert TaskNotFound(id);
+        _requireTask(id);
         return _challenges[id];
     }
 

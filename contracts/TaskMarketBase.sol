@@ -707,7 +707,6 @@ abstract contract TaskMarketBase {
         // Words 0-3 hold the submission, with the attempt's status, odds, blocks and steps beside it; every later
         // word belongs to the attempt alone.
         t.status = Status.Submitted;
-        t.accepted = false;
         t.attempts += 1;
         t.forcedErrorBps = 0;
         t.deadline = claimDeadline;
@@ -719,26 +718,32 @@ abstract contract TaskMarketBase {
         emit TaskReopened(id, claimDeadline);
     }
 
-    /// @dev Zeroes words 4-14 of a task's state (every field the attempt wrote).
+    /// @dev Zeroes words 4-14 of a task's state and its verdict (every field the attempt wrote).
     function _clearAttempt(Task memory t) private pure {
         t.solver = address(0);
         t.solverLocked = 0;
         t.price = 0;
         t.checkpointCount = 0;
         t.forcedRevealed = false;
-        t.disputeFiled = false;
-        t.nextChallenge = 0;
-        t.rejectSegment = 0;
         t.checkpointInterval = 0;
         t.secretHash = bytes32(0);
         t.proofRoot = bytes32(0);
         t.seed = bytes32(0);
+        _clearVerification(t);
+    }
+
+    /// @dev Zeroes what a verification wrote: the verifier and its stake, the verdict, its windows and the disputes.
+    function _clearVerification(Task memory t) private pure {
+        t.accepted = false;
         t.verifier = address(0);
         t.verifierLocked = 0;
         t.verdictBlock = 0;
         t.challengeEndBlock = 0;
         t.openEndBlock = 0;
         t.revealEndBlock = 0;
+        t.rejectSegment = 0;
+        t.disputeFiled = false;
+        t.nextChallenge = 0;
         t.rejectReplayHash = bytes32(0);
         t.rejectStartHash = bytes32(0);
         t.rejectEndHash = bytes32(0);
@@ -750,22 +755,9 @@ abstract contract TaskMarketBase {
     function _backToCommitted(uint256 id, Task memory t, bytes32 replacedManifest) internal {
         uint40 deadline = _after(t.verificationTimeout);
         t.status = Status.Committed;
-        t.verifier = address(0);
-        t.accepted = false;
         t.commitBlock = uint40(block.number);
         t.deadline = deadline;
-        t.verdictBlock = 0;
-        t.challengeEndBlock = 0;
-        t.openEndBlock = 0;
-        t.revealEndBlock = 0;
-        t.rejectSegment = 0;
-        t.disputeFiled = false;
-        t.nextChallenge = 0;
-        t.rejectReplayHash = bytes32(0);
-        t.rejectStartHash = bytes32(0);
-        t.rejectEndHash = bytes32(0);
-        t.verifierLocked = 0;
-        t.activeDispute = 0;
+        _clearVerification(t);
         delete _challenges[id];
         emit VerificationReopened(id, t.proofRoot, replacedManifest, deadline);
     }
@@ -880,10 +872,15 @@ abstract contract TaskMarketBase {
         if (state.length < STATE_WORDS || keccak256(abi.encodePacked(state[:STATE_WORDS])) != _taskHashes[id]) {
             // An id no task has stores no hash, and no state hashes to 0: which of the two it is only matters for the
             // error, so the task count is read only here (a cold slot the calls that succeed do not pay for).
-            if (id == 0 || id > taskCount) revert TaskNotFound(id);
+            _requireTask(id);
             revert StaleTask(id);
         }
         return _unpack(state[:STATE_WORDS]);
+    }
+
+    /// @dev Reverts TaskNotFound unless a task has id `id` (ids run from 1 to taskCount).
+    function _requireTask(uint256 id) internal view {
+        if (id == 0 || id > taskCount) revert TaskNotFound(id);
     }
 
     /// @dev The parent of `t` from the words of `state` after the task's own (an empty task when it has none).

@@ -2,12 +2,9 @@ import type {PublicClient} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
 import type {SignedConnection} from './connect.js'
-import {ContractRevertError} from './errors.js'
 import {sendContractTransaction, type TransactionResult} from './sendContractTransaction.js'
-import {chainStates, withTaskState} from './taskState.js'
+import {withCurrentTaskState} from './taskState.js'
 
-/** Sends of one call that met a task state another transaction had just replaced (StaleTask) before giving up. */
-const STALE_RETRIES = 3
 /** The longest a stale call waits for the block that carries the other transaction before it is built again. */
 const NEW_HEAD_WAIT_MS = 30_000
 
@@ -20,17 +17,19 @@ const NEW_HEAD_WAIT_MS = 30_000
  * claim, say), as it would if the state were stored.
  */
 export async function sendMarketTransaction(connection: SignedConnection, functionName: string, args: readonly unknown[], value?: bigint): Promise<TransactionResult> {
-  const states = chainStates({client: connection.publicClient, market: connection.contracts.market, fromBlock: connection.deployBlock})
-  for (let attempt = 1; ; attempt++) {
-    const readAt = await connection.publicClient.getBlockNumber({cacheTime: 0})
-    const withState = await withTaskState(states, functionName, args)
-    try {
-      return await sendContractTransaction(connection, {address: connection.contracts.market, abi: taskMarketAbi, functionName, args: withState, ...(value === undefined ? {} : {value})})
-    } catch (error) {
-      if (!(error instanceof ContractRevertError && error.errorName === 'StaleTask') || attempt >= STALE_RETRIES) throw error
+  const head = () => connection.publicClient.getBlockNumber({cacheTime: 0})
+  // The head at or before the state's read: a block after it carries whatever made the state stale.
+  let readAt = await head()
+  return withCurrentTaskState(
+    connection,
+    functionName,
+    args,
+    (withState) => sendContractTransaction(connection, {address: connection.contracts.market, abi: taskMarketAbi, functionName, args: withState, ...(value === undefined ? {} : {value})}),
+    async () => {
       await blockAfter(connection.publicClient, readAt)
-    }
-  }
+      readAt = await head()
+    },
+  )
 }
 
 /** Resolves once the chain's head is past `block` (or after NEW_HEAD_WAIT_MS: the caller then tries anyway). */

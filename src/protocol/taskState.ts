@@ -2,10 +2,11 @@ import type {Address, Hex, PublicClient} from 'viem'
 
 import {taskMarketAbi} from '../chain/generated/index.js'
 import {getLogsPaged} from '../chain/getLogsPaged.js'
+import {isRevert, toProtocolError} from './errors.js'
 import {finalityDepth} from './readUnstoredFields.js'
 
 /** Words of a task's state (TaskMarketBase.STATE_WORDS, `_pack`). */
-export const STATE_WORDS = 15
+const STATE_WORDS = 15
 
 const ZERO_WORD = `0x${'0'.repeat(64)}` as const
 
@@ -124,7 +125,7 @@ function keepNewer(final: Map<bigint, Entry>, taskId: bigint, entry: Entry): voi
 }
 
 /** The parent's id in a task's state (word 2, bits 128-191). */
-export function parentIdOf(state: readonly Hex[]): bigint {
+function parentIdOf(state: readonly Hex[]): bigint {
   return (BigInt(state[2] ?? ZERO_WORD) >> 128n) & ((1n << 64n) - 1n)
 }
 
@@ -145,4 +146,31 @@ export async function withTaskState(stateOf: StateOf, functionName: string, args
   const parentId = kind === 'parent' ? parentIdOf(state) : 0n
   const words = parentId === 0n ? state : [...state, ...(await stateOf(parentId))]
   return [taskId, words, ...args.slice(1)]
+}
+
+/** Tries of one market call that met a task state another transaction had just replaced (StaleTask). */
+const STALE_TRIES = 3
+
+/**
+ * Calls `call` with `args` of a market call with the task's current state put in place (`withTaskState`, from the
+ * states of the connection's market), and again on the state read anew when it meets StaleTask, up to STALE_TRIES
+ * times; `beforeRetry` runs first (a transaction waits there for the block that carries the other one). The shared
+ * body of sendMarketTransaction and readMarket.
+ */
+export async function withCurrentTaskState<T>(
+  connection: {publicClient: StateClient; contracts: {market: Address}; deployBlock?: bigint | undefined},
+  functionName: string,
+  args: readonly unknown[],
+  call: (withState: readonly unknown[]) => Promise<T>,
+  beforeRetry: () => Promise<void> = async () => {},
+): Promise<T> {
+  const states = chainStates({client: connection.publicClient, market: connection.contracts.market, fromBlock: connection.deployBlock})
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call(await withTaskState(states, functionName, args))
+    } catch (error) {
+      if (!isRevert(toProtocolError(functionName, error), 'StaleTask') || attempt >= STALE_TRIES) throw error
+      await beforeRetry()
+    }
+  }
 }

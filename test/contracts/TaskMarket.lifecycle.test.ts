@@ -19,6 +19,7 @@ import {
   stakeOf,
   useChain,
   readMarket,
+  type TxResult,
 } from './helpers/chain.js'
 import {
   clearedAttempt,
@@ -43,6 +44,7 @@ import {
   submitTask,
   taskAt,
   verdictArgs,
+  driveTask,
 } from './helpers/tasks.js'
 
 describe('TaskMarket lifecycle (on anvil)', () => {
@@ -438,6 +440,22 @@ describe('TaskMarket lifecycle (on anvil)', () => {
       assert.ok(r.receipt.gasUsed < 350_000n, `${name} used ${r.receipt.gasUsed} gas`)
     }
     assert.equal(flowOf(settled, submitter.address), defaultTask.escrow - defaultTask.solverReward - defaultTask.verifierReward)
+  })
+
+  it('the whole happy path twice on the same accounts, gas per call: the second settles without opening the recipients\' credit slots', async () => {
+    const lifecycle = async () => {
+      const {id, result: submitted} = await submitTask(ctx)
+      const driven: TxResult[] = []
+      await driveTask(ctx, id, 'Verified', {collect: driven})
+      await passWindows(ctx, id)
+      const settled = await marketWrite(ctx, ctx.actors.other, 'settle', [id])
+      return [submitted, ...driven, settled].map((result) => result.receipt.gasUsed)
+    }
+    const first = await lifecycle()
+    const second = await lifecycle()
+    if (process.env.GAS_REPORT) console.log(`    first ${first.join(' · ')}\n    second ${second.join(' · ')}`)
+    // Three credits updated (5k each) where the first settlement opened them (22.1k each).
+    assert.ok(first.at(-1)! - second.at(-1)! >= 3n * 17_000n, `settle: ${first.at(-1)} then ${second.at(-1)}`)
   })
 
   it('the rejection path, gas per call: the rejecting settle and a second attempt stay cheap', async () => {
