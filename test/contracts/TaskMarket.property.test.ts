@@ -6,6 +6,7 @@ import {type Abi, type Address, encodeFunctionData, getAddress, type Hex, parseE
 import {defaultProtocolParams, type MarketParams, type ProtocolParams} from '../../src/chain/deployContracts.js'
 import {pinpointGameAbi, protocolConfigAbi, roleRegistryAbi, solverBookAbi, taskMarketAbi} from '../../src/chain/generated/index.js'
 import {createClients, type GensynPublicClient} from '../../src/chain/clients.js'
+import {eventsIn} from '../../src/chain/eventsIn.js'
 import {merkleProof} from '../../src/ml/checkpoint/merkle.js'
 import {readUnstoredFields, type ReadUnstoredFieldsParameters, type ReadUnstoredFieldsReturnType} from '../../src/protocol/readUnstoredFields.js'
 import {chainStates, NO_STATE, withTaskState} from '../../src/protocol/taskState.js'
@@ -375,7 +376,7 @@ describe('TaskMarket properties (random action sequences on anvil)', function ()
         this.reverted++
         return false
       }
-      this.observe(parseEventLogs({abi: eventsAbi, logs: receipt.logs}) as unknown as {eventName: string; address: Address; args: Record<string, unknown>}[])
+      this.observe(parseEventLogs({abi: eventsIn(eventsAbi, receipt.logs), logs: receipt.logs}) as unknown as {eventName: string; address: Address; args: Record<string, unknown>}[])
       return true
     }
 

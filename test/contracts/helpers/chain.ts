@@ -24,6 +24,7 @@ import {type Anvil, createAnvil} from '../../../src/chain/anvil.js'
 import {createClients, type GensynPublicClient, type GensynWalletClient} from '../../../src/chain/clients.js'
 import {type DeployParams, deployContracts, type ResolvedDeployParams} from '../../../src/chain/deployContracts.js'
 import {waitForReceipt} from '../../../src/chain/waitForReceipt.js'
+import {eventsIn} from '../../../src/chain/eventsIn.js'
 import {getTask as readProtocolTask} from '../../../src/protocol/getTask.js'
 import {readMarket as readMarketView} from '../../../src/protocol/readMarket.js'
 import {chainStates, withTaskState} from '../../../src/protocol/taskState.js'
@@ -451,7 +452,7 @@ export async function write(
   const receipt = await receiptOf(ctx.publicClient, hash, `${contractNames.get(abi) ?? 'contract'}.${functionName}`)
   const after = await balances(ctx, accounts)
   const gasPaid = receipt.gasUsed * receipt.effectiveGasPrice
-  const allEvents = parseEventLogs({abi: allEventsAbi, logs: receipt.logs}).map((log) => ({
+  const allEvents = parseEventLogs({abi: eventsIn(allEventsAbi, receipt.logs), logs: receipt.logs}).map((log) => ({
     eventName: log.eventName,
     address: getAddress(log.address),
     args: log.args as unknown as Record<string, unknown>,
