@@ -2,6 +2,7 @@ import pRetry from 'p-retry'
 import {type Hex, HttpRequestError, http, type HttpTransport, keccak256, TimeoutError} from 'viem'
 
 import {RpcGaveUpError} from './errors.js'
+import {nodeFetch} from './nodeFetch.js'
 import {saysRangeTooLarge} from './getLogsPaged.js'
 
 export type RetryPolicy = {
@@ -42,7 +43,7 @@ export function isTransientRpcError(error: unknown): boolean {
  */
 export function retryingTransport(rpcUrl: string, policy: RetryPolicy = {}): HttpTransport {
   // A transient failure of a batch fails, and retries, each request in it.
-  const base = http(rpcUrl, {retryCount: 0, batch: policy.batch ?? false})
+  const base = http(rpcUrl, {retryCount: 0, batch: policy.batch ?? false, fetchFn: nodeFetch})
   const retries = policy.retries ?? 6
   const transport: HttpTransport = (config) => {
     const inner = base(config)
