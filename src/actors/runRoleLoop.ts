@@ -114,8 +114,8 @@ export async function runRoleLoop<Result>(parameters: RoleLoopParameters<Result>
   const reverted = new Set<string>()
   const attemptOf = (task: Task) => `${task.id}:${task.attempts}:${task.claimBlock}`
   while (!options.signal?.aborted) {
-    const tasks = await listTasks(options.connection)
-    const now = await chainTime(options.connection)
+    // Together, so that their first reads share one JSON-RPC batch (a request fewer each pass, once a block).
+    const [tasks, now] = await Promise.all([listTasks(options.connection), chainTime(options.connection)])
     await parameters.duties?.(tasks, now)
     await pumpSettle(options.connection, tasks.filter(parameters.isOwnVerified), now, parameters.onSettled)
     await pumpExpire(options.connection, tasks, now, parameters.onExpired)

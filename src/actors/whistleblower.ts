@@ -147,8 +147,7 @@ export function createWhistleblower(options: Omit<WhistleblowerOptions, 'loop' |
     async tick() {
       const active = await updateMembership(membership)
       await agent.poll()
-      const tasks = await listTasks(connection)
-      const now = await chainTime(connection)
+      const [tasks, now] = await Promise.all([listTasks(connection), chainTime(connection)])
       head = now.number
       await openDue(connection, unopened, tasks, now.number, emit)
       await pumpSettle(
