@@ -2,8 +2,8 @@
 // (undici) against the same transport with `nodeFetch` (src/chain/nodeFetch.ts, node:http with a kept-alive
 // agent), side by side in one run against one real anvil: `npx tsx bench/rpcFetch.ts`.
 //  - each sample is BENCH_REQUESTS (default 2,000) sequential calls of one kind, after 200 to warm up: eth_blockNumber
-//    (what a waiting role polls) and a batch of five eth_calls' worth of reads (eth_getBlockByNumber x5, what a pass
-//    sends together);
+//    (what a waiting role polls) and five eth_getBlockByNumber started together (one JSON-RPC batch, as a pass's
+//    reads go);
 //  - samples alternate between the two fetches, BENCH_REPS (default 5) of each; CPU is this process's user + system
 //    time (anvil's is the same for both and not counted); medians with the min-max spread.
 import {createPublicClient, http, type PublicClient} from 'viem'

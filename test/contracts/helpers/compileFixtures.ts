@@ -12,12 +12,16 @@ const solc = require('solc') as {compile(input: string, callbacks?: {import(path
 
 const fixturesDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures')
 const repoRoot = path.resolve(fixturesDir, '..', '..', '..')
+const contractsDir = path.join(repoRoot, 'contracts')
 const cacheDir = path.join(repoRoot, 'node_modules', '.cache', 'gensyn-fixtures')
 
-/** Fixtures import production contracts by repository path (`import "contracts/X.sol"`). */
+/**
+ * Fixtures import production contracts by repository path (`import "contracts/X.sol"`), and only those: the cache
+ * key ({@link inputHash}) covers contracts/ and the fixtures, so an import from anywhere else could go stale unseen.
+ */
 function findImports(importPath: string): ImportResult {
   const absolute = path.resolve(repoRoot, importPath)
-  if (!absolute.startsWith(repoRoot + path.sep)) return {error: `import outside the repository: ${importPath}`}
+  if (!absolute.startsWith(contractsDir + path.sep)) return {error: `fixtures import only contracts/*.sol, got ${importPath}`}
   try {
     return {contents: readFileSync(absolute, 'utf8')}
   } catch {
@@ -82,7 +86,6 @@ function fixturesInput() {
 /** The input, solc's version and every contract under contracts/ (what the fixtures import), hashed. */
 function inputHash(input: string): string {
   const hash = createHash('sha256').update(solc.version()).update(input)
-  const contractsDir = path.join(repoRoot, 'contracts')
   for (const file of readdirSync(contractsDir, {recursive: true}).map(String).filter((name) => name.endsWith('.sol')).sort()) {
     hash.update(file).update(readFileSync(path.join(contractsDir, file)))
   }
