@@ -1,10 +1,20 @@
+import type {Hex} from 'viem'
+
 import type {Connection} from './connect.js'
+import {decodeTaskState} from './decodeTaskState.js'
 import {type ChainError, type ContractRevertError, toProtocolError, UnexpectedChainValueError} from './errors.js'
 import {readMarket} from './readMarket.js'
 import {readUnstoredFields} from './readUnstoredFields.js'
 import {type Task, taskStatuses} from './types.js'
 
-export type GetTaskParameters = {taskId: bigint}
+export type GetTaskParameters = {
+  taskId: bigint
+  /**
+   * The task's current state, where the caller has read it already (listTasks reads every task's at once); read
+   * from the chain otherwise.
+   */
+  state?: readonly Hex[] | undefined
+}
 
 export type GetTaskReturnType = Task
 
@@ -18,9 +28,9 @@ export type GetTaskErrorType = ContractRevertError | ChainError | UnexpectedChai
  * @throws {@link ChainError} when the node fails, {@link ContractRevertError} when the read reverts
  * @throws {@link UnexpectedChainValueError} when the task's status is one this build does not know
  */
-export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Connection, 'deployBlock'>>, {taskId: id}: GetTaskParameters): Promise<GetTaskReturnType> {
+export async function getTask(connection: Pick<Connection, 'publicClient' | 'contracts'> & Partial<Pick<Connection, 'deployBlock'>>, {taskId: id, state}: GetTaskParameters): Promise<GetTaskReturnType> {
   try {
-    const raw = await readMarket(connection, 'getTask', [id])
+    const raw = state ? await decodeTaskState(connection, {taskId: id, state}) : await readMarket(connection, 'getTask', [id])
     const status = taskStatuses[Number(raw.status)]
     if (!status) throw new UnexpectedChainValueError(`getTask failed: unknown task status ${raw.status}`)
     const unstored = await readUnstoredFields(connection, {

@@ -61,6 +61,9 @@ type Entry = {state: Hex[]; block: bigint; logIndex: number}
 type Scanned = {finalTo: bigint; finalHash: Hex | undefined; final: Map<bigint, Entry>}
 const scannedByClient = new WeakMap<object, Map<Address, Scanned>>()
 
+/** Every task's state as of one head block: `stateOf` answers without another request. */
+export type TaskStates = {head: bigint; stateOf: (taskId: bigint) => Hex[]}
+
 /**
  * Task states as the chain has them, remembered per client: each read scans only the TaskState events of the
  * blocks after the last final one it read (every task's at once), and answers from what it remembers for the rest.
@@ -68,30 +71,38 @@ const scannedByClient = new WeakMap<object, Map<Address, Scanned>>()
  * when the last of them is no longer the chain's (a test that reverted the chain, a reorganisation deeper than that).
  */
 export function chainStates(reader: TaskStateReader): StateOf {
-  return async (taskId) => {
-    const {client, market} = reader
-    const head = await client.getBlock({blockTag: 'latest'})
-    const scanned = await scannedOf(reader, head)
-    const fromBlock = scanned.finalTo + 1n
-    const events =
-      fromBlock > head.number
-        ? []
-        : await getLogsPaged(client, {fromBlock, toBlock: head.number}, (range) =>
-            client.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskState', strict: true, ...range}),
-          )
-    const finalEnd = head.number - finalityDepth(client.chain?.id)
-    let young: Entry | undefined
-    for (const event of events) {
-      const entry = {state: [...event.args.state], block: event.blockNumber, logIndex: event.logIndex}
-      if (event.blockNumber <= finalEnd) keepNewer(scanned.final, event.args.id, entry)
-      else if (event.args.id === taskId) young = entry
-    }
-    if (finalEnd > scanned.finalTo) {
-      scanned.finalTo = finalEnd
-      scanned.finalHash = finalEnd === head.number ? head.hash : (await client.getBlock({blockNumber: finalEnd})).hash
-    }
-    return [...(young?.state ?? scanned.final.get(taskId)?.state ?? NO_STATE)]
+  return async (taskId) => (await readTaskStates(reader)).stateOf(taskId)
+}
+
+/**
+ * Every task's state at the chain's head, read as `chainStates` reads one: a head block and the TaskState events
+ * since the last final block. What a reader of many tasks calls once (listTasks), where one call per task would
+ * read the head and scan the same blocks once per task.
+ */
+export async function readTaskStates(reader: TaskStateReader): Promise<TaskStates> {
+  const {client, market} = reader
+  const head = await client.getBlock({blockTag: 'latest'})
+  const scanned = await scannedOf(reader, head)
+  const fromBlock = scanned.finalTo + 1n
+  const events =
+    fromBlock > head.number
+      ? []
+      : await getLogsPaged(client, {fromBlock, toBlock: head.number}, (range) =>
+          client.getContractEvents({address: market, abi: taskMarketAbi, eventName: 'TaskState', strict: true, ...range}),
+        )
+  const finalEnd = head.number - finalityDepth(client.chain?.id)
+  const young = new Map<bigint, Entry>()
+  for (const event of events) {
+    const entry = {state: [...event.args.state], block: event.blockNumber, logIndex: event.logIndex}
+    keepNewer(event.blockNumber <= finalEnd ? scanned.final : young, event.args.id, entry)
   }
+  if (finalEnd > scanned.finalTo) {
+    scanned.finalTo = finalEnd
+    scanned.finalHash = finalEnd === head.number ? head.hash : (await client.getBlock({blockNumber: finalEnd})).hash
+  }
+  // A copy of what is final now: a later read may add to `scanned.final` while the caller still looks at this head.
+  const final = new Map(scanned.final)
+  return {head: head.number, stateOf: (taskId) => [...(young.get(taskId)?.state ?? final.get(taskId)?.state ?? NO_STATE)]}
 }
 
 type Head = {number: bigint; hash: Hex; parentHash: Hex}

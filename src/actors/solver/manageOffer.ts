@@ -1,4 +1,5 @@
 import {getMarketState, getOffer, setOffer, withdrawOffer} from '../../protocol/solverBook.js'
+import type {ChainNow} from '../runRoleLoop.js'
 import {isLeaving} from './isLeaving.js'
 import type {SolverRun} from './types.js'
 
@@ -7,9 +8,10 @@ import type {SolverRun} from './types.js'
  * withdraw it (leave) after a price read below the ask, list it again (join) when the price is back, and
  * withdraw for good when leaving. The claim rules are read from the same book (`memory.book`).
  */
-export async function manageOffer(run: SolverRun): Promise<void> {
+export async function manageOffer(run: SolverRun, now: ChainNow): Promise<void> {
   const {connection, memory, ask, capacity, emit} = run
-  const [market, offer] = await Promise.all([getMarketState(connection), getOffer(connection, {solver: run.me})])
+  // At the pass's head: the book's five reads then share one request, with no head read of their own.
+  const [market, offer] = await Promise.all([getMarketState(connection, {blockNumber: now.number}), getOffer(connection, {solver: run.me})])
   memory.book = {price: market.price, listed: offer.listed, active: Number(offer.active)}
   if (isLeaving(run)) {
     if (!memory.announcedLeaving) {

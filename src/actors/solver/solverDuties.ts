@@ -14,7 +14,7 @@ import type {SolverRun} from './types.js'
 export async function solverDuties(run: SolverRun, tasks: Task[], now: ChainNow): Promise<void> {
   const {connection, me} = run
   run.memory.lastDuties = performance.now()
-  await manageOffer(run)
+  await manageOffer(run, now)
   for (const task of tasks) {
     if (task.solver === me && task.status === 'Claimed') await fixSeedIfAging(run, task, now)
     if (task.solver !== me || task.status !== 'Verified') continue
