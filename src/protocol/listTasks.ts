@@ -4,7 +4,7 @@ import {taskMarketAbi} from '../chain/generated/index.js'
 import type {Connection} from './connect.js'
 import {isRevert, toProtocolError} from './errors.js'
 import {getTask} from './getTask.js'
-import {readTaskStates} from './taskState.js'
+import {readTaskStates, taskStateReader} from './taskState.js'
 import type {Task, TaskStatus} from './types.js'
 
 export type ListTasksOptions = {status?: readonly TaskStatus[] | undefined}
@@ -16,12 +16,11 @@ export type ListTasksOptions = {status?: readonly TaskStatus[] | undefined}
  * loop's pass over an unchanged market costs the head, the count and the scan.
  */
 export async function listTasks(connection: Connection, options: ListTasksOptions = {}): Promise<Task[]> {
-  const reader = {client: connection.publicClient, market: connection.contracts.market, fromBlock: connection.deployBlock}
   const [count, states] = await Promise.all([
     connection.publicClient.readContract({address: connection.contracts.market, abi: taskMarketAbi, functionName: 'taskCount'}).catch((error: unknown) => {
       throw toProtocolError('taskCount', error)
     }),
-    readTaskStates(reader).catch((error: unknown) => {
+    readTaskStates(taskStateReader(connection)).catch((error: unknown) => {
       throw toProtocolError('getTask', error)
     }),
   ])

@@ -61,8 +61,16 @@ type Entry = {state: Hex[]; block: bigint; logIndex: number}
 type Scanned = {finalTo: bigint; finalHash: Hex | undefined; final: Map<bigint, Entry>}
 const scannedByClient = new WeakMap<object, Map<Address, Scanned>>()
 
-/** Every task's state as of one head block: `stateOf` answers without another request. */
-export type TaskStates = {head: bigint; stateOf: (taskId: bigint) => Hex[]}
+/**
+ * Every task's state as of one head block: `stateOf` answers without another request. Ask it at once, before the
+ * next read: a later read adds what it finds to the same record.
+ */
+export type TaskStates = {stateOf: (taskId: bigint) => Hex[]}
+
+/** Where the states of `connection`'s market are read. */
+export function taskStateReader(connection: {publicClient: StateClient; contracts: {market: Address}; deployBlock?: bigint | undefined}): TaskStateReader {
+  return {client: connection.publicClient, market: connection.contracts.market, fromBlock: connection.deployBlock}
+}
 
 /**
  * Task states as the chain has them, remembered per client: each read scans only the TaskState events of the
@@ -100,9 +108,8 @@ export async function readTaskStates(reader: TaskStateReader): Promise<TaskState
     scanned.finalTo = finalEnd
     scanned.finalHash = finalEnd === head.number ? head.hash : (await client.getBlock({blockNumber: finalEnd})).hash
   }
-  // A copy of what is final now: a later read may add to `scanned.final` while the caller still looks at this head.
-  const final = new Map(scanned.final)
-  return {head: head.number, stateOf: (taskId) => [...(young.get(taskId)?.state ?? final.get(taskId)?.state ?? NO_STATE)]}
+  const {final} = scanned
+  return {stateOf: (taskId) => [...(young.get(taskId)?.state ?? final.get(taskId)?.state ?? NO_STATE)]}
 }
 
 type Head = {number: bigint; hash: Hex; parentHash: Hex}
@@ -175,7 +182,7 @@ export async function withCurrentTaskState<T>(
   call: (withState: readonly unknown[]) => Promise<T>,
   beforeRetry: () => Promise<void> = async () => {},
 ): Promise<T> {
-  const states = chainStates({client: connection.publicClient, market: connection.contracts.market, fromBlock: connection.deployBlock})
+  const states = chainStates(taskStateReader(connection))
   for (let attempt = 1; ; attempt++) {
     try {
       return await call(await withTaskState(states, functionName, args))
